@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Benchmark indexing and querying on a synthetic linked vault, in one run.
+
+    python scripts/bench_index.py            # 5,000 notes
+    python scripts/bench_index.py --notes 500 --queries 20
+
+Prints only what it measured: full index time, fastembed-only time for the
+same chunk texts (and their ratio), no-op and one-note-changed reindex, warm
+query p50 in process, cold `vaultmem query` as a subprocess beside a
+subprocess that only imports fastembed, loads the model and embeds one text,
+and peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from vaultmem import config
+from vaultmem.embed import FastEmbedder, bundled_model_dir, embed_text
+from vaultmem.indexer import index_vault
+from vaultmem.rank import QueryOptions, run_query
+from vaultmem.store import Store
+
+WORDS = (
+    "garden invoice kitchen valve budget plumber ferry passport running interval tempo "
+    "design client sketch review deadline meeting family dinner recipe bread oven tile "
+    "grout paint ceiling window insulation heating boiler radiator contract quote estimate "
+    "summer winter train station bicycle tyre doctor appointment dentist vitamin sleep "
+    "coffee notebook library novel chapter poem guitar lesson chord melody podcast "
+    "episode interview budget savings pension tax receipt refund insurance claim car "
+    "garage brakes service neighbour fence hedge compost tomato basil seedling harvest "
+    "school homework teacher exam holiday beach mountain hike tent stove map compass"
+).split()
+TAGS = ["project/house", "project/studio", "area/health", "area/money", "people", "idea",
+        "reading", "travel", "garden", "work/client"]
+TYPES = ["note", "project", "person", "log", "reference", "moc"]
+QUERIES = ["when is the plumber invoice due", "interval training for the half marathon",
+           "what did the client say about the sketch review", "boiler service and radiator",
+           "bread recipe with a hot oven", "insurance claim for the car brakes",
+           "tomato seedlings and compost", "pension savings and tax refund",
+           "guitar chord lesson", "hiking trip with tent and stove map"]
+
+
+def sentence(rng: random.Random) -> str:
+    words = rng.choices(WORDS, k=rng.randint(6, 16))
+    return " ".join(words).capitalize() + "."
+
+
+def make_note(rng: random.Random, i: int, names: list[str]) -> str:
+    day = date(2025, 1, 1) + timedelta(days=i % 600)
+    tags = rng.sample(TAGS, 2)
+    lines = ["---", f"title: {names[i]}", f"type: {rng.choice(TYPES)}",
+             f"tags: [{', '.join(tags)}]", f"created: {day.isoformat()}", "---", ""]
+    words_left = rng.randint(50, 400)
+    section = 0
+    while words_left > 0:
+        if section and rng.random() < 0.5:
+            lines += [f"## {rng.choice(WORDS).capitalize()} {section}", ""]
+        para = " ".join(sentence(rng) for _ in range(rng.randint(2, 5)))
+        links = " ".join(f"[[{rng.choice(names)}]]" for _ in range(rng.randint(0, 3)))
+        lines += [f"{para} {links} #{rng.choice(TAGS)}".strip(), ""]
+        words_left -= len(para.split())
+        section += 1
+    return "\n".join(lines)
+
+
+def generate(root: Path, n: int, seed: int) -> None:
+    rng = random.Random(seed)
+    names = [f"Note {i:05d} {rng.choice(WORDS)}" for i in range(n)]
+    for i, name in enumerate(names):
+        folder = root / f"area{i % 10}" / f"sub{i % 7}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.md").write_text(make_note(rng, i, names), encoding="utf-8")
+
+
+def fastembed_only(texts: list[str]) -> float:
+    """The reference: load the same model and embed the same texts at batch 32."""
+    started = time.perf_counter()
+    from fastembed import TextEmbedding
+
+    model = TextEmbedding("sentence-transformers/all-MiniLM-L6-v2",
+                          specific_model_path=str(bundled_model_dir()))
+    for _ in model.embed(texts, batch_size=32):
+        pass
+    return time.perf_counter() - started
+
+
+def timed_subprocess(cmd: list[str], env: dict, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+REFERENCE = (
+    "import sys; from fastembed import TextEmbedding; "
+    "m = TextEmbedding('sentence-transformers/all-MiniLM-L6-v2', specific_model_path=sys.argv[1]); "
+    "list(m.embed([sys.argv[2]]))"
+)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--notes", type=int, default=5000)
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--cold-runs", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--keep", type=Path, help="build the vault here and keep it")
+    args = ap.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="vaultmem-bench-"))
+    try:
+        run(root, args)
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def run(root: Path, args) -> None:
+    vault = root / "vault"
+    started = time.perf_counter()
+    generate(vault, args.notes, args.seed)
+    print(f"generated {args.notes:,} notes in {time.perf_counter() - started:.1f}s at {vault}")
+    settings = config.load(vault)
+    bundled_model_dir()  # assemble the model folder once, outside every timing
+    store = Store.open(settings.db, create=True)
+    embedder = FastEmbedder(settings)
+
+    t_full = _time(lambda: index_vault(store, settings, embedder, now=datetime.now()))
+    texts = [embed_text(*row) for row in store.execute(
+        "SELECT n.title, c.heading, c.text FROM chunks c JOIN notes n ON n.id = c.note_id")]
+    t_ref = fastembed_only(texts)
+    t_noop = _time(lambda: index_vault(store, settings, embedder, now=datetime.now()))
+    victim = sorted(vault.rglob("*.md"))[args.notes // 2]
+    victim.write_text(victim.read_text(encoding="utf-8") + "\nOne more line about the boiler.\n",
+                      encoding="utf-8")
+    t_one = _time(lambda: index_vault(store, settings, embedder, now=datetime.now()))
+
+    opts = QueryOptions(limit=10, weight=settings.weight, fire_weight=settings.fire_weight)
+    run_query(store, embedder, "warm-up", opts, datetime.now())
+    lat = []
+    for i in range(args.queries):
+        q = QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}")
+        t0 = time.perf_counter()
+        run_query(store, embedder, q, opts, datetime.now())
+        lat.append(time.perf_counter() - t0)
+    store.close()
+
+    env = {**os.environ, "VAULTMEM_VAULT": str(vault)}
+    cold = timed_subprocess([sys.executable, "-m", "vaultmem", "query", QUERIES[0], "--json"],
+                            env, args.cold_runs)
+    ref = timed_subprocess([sys.executable, "-c", REFERENCE, str(bundled_model_dir()),
+                            QUERIES[0]], env, args.cold_runs)
+    noop_cli = timed_subprocess([sys.executable, "-m", "vaultmem", "index", "--json"], env, 1)
+    rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+    rows = [
+        ("notes", f"{args.notes:,}", ""),
+        ("chunks embedded", f"{len(texts):,}", ""),
+        ("full index", f"{t_full:.1f} s", ""),
+        ("fastembed only (same chunk texts, load + embed)", f"{t_ref:.1f} s", ""),
+        ("ratio full index / fastembed only", f"{t_full / t_ref:.2f}x", "target <= 1.25x"),
+        ("no-op reindex (in process)", f"{t_noop * 1000:.0f} ms", "target < 1 s"),
+        ("no-op reindex (`vaultmem index` subprocess)", f"{noop_cli * 1000:.0f} ms", ""),
+        ("one note changed reindex", f"{t_one * 1000:.0f} ms", "target < 2 s"),
+        (f"warm query p50 (n={len(lat)})", f"{statistics.median(lat) * 1000:.1f} ms",
+         "target < 50 ms"),
+        ("warm query p95", f"{sorted(lat)[int(len(lat) * 0.95) - 1] * 1000:.1f} ms", ""),
+        (f"cold `vaultmem query` subprocess (median of {args.cold_runs})", f"{cold:.2f} s", ""),
+        ("import fastembed + load + embed one text subprocess", f"{ref:.2f} s", ""),
+        ("ratio cold query / reference", f"{cold / ref:.2f}x", "target <= 1.5x"),
+        ("peak RSS, this process", f"{rss_self:.0f} MB", ""),
+        ("peak RSS, largest subprocess", f"{rss_kids:.0f} MB", ""),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f"\nvaultmem bench_index on {os.cpu_count()} cores, {datetime.now():%Y-%m-%d %H:%M}")
+    for name, value, target in rows:
+        print(f"  {name:<{width}}  {value:>10}  {target}")
+
+
+def _time(fn) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+if __name__ == "__main__":
+    main()

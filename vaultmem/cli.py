@@ -1,0 +1,162 @@
+"""The typer app: parse options, call the core, hand results to `render`.
+
+No SQL and no math here. Heavy modules (numpy, sqlite-utils, fastembed) are
+imported inside the commands so `vaultmem --help` stays light.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .errors import VaultmemError
+
+app = typer.Typer(
+    help="A forward-looking memory for a markdown notes vault.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+)
+
+VaultOpt = Annotated[Path | None, typer.Option(
+    "--vault", envvar="VAULTMEM_VAULT", help="Vault folder (default: current directory).",
+    show_default=False)]
+DbOpt = Annotated[Path | None, typer.Option(
+    "--db", envvar="VAULTMEM_DB", help="Store path (default: <vault>/.vaultmem/vaultmem.db).",
+    show_default=False)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+NowOpt = Annotated[str | None, typer.Option(
+    "--now", help="The current time, ISO date or datetime (default: the system clock).",
+    show_default=False)]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
+
+
+def parse_now(value: str | None) -> datetime:
+    if not value:
+        return datetime.now().replace(microsecond=0)
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not an ISO date or datetime, e.g. 2026-08-15 "
+                                 "or 2026-08-15T09:30", param_hint="--now") from None
+
+
+def _settings(vault, db, **flags):
+    from . import config
+
+    return config.load(vault, db, **flags)
+
+
+def _open(settings, create: bool = False):
+    from .store import Store
+
+    return Store.open(settings.db, create=create, vault=settings.vault)
+
+
+@app.command()
+def index(
+    vault_arg: Annotated[Path | None, typer.Argument(
+        metavar="[VAULT]", help="Vault folder (or --vault).", show_default=False)] = None,
+    full: Annotated[bool, typer.Option("--full", help="Re-read and re-parse every file.")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Parse the vault into the store (incremental; --full re-parses everything)."""
+    from . import render
+    from .embed import FastEmbedder
+    from .indexer import index_vault
+
+    settings = _settings(vault_arg or vault, db)
+    if not settings.vault.is_dir():
+        raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
+    store = _open(settings, create=True)
+    with render.progress(not json_) as bar:
+        report = index_vault(store, settings, FastEmbedder(settings), now=parse_now(now),
+                             full=full, progress=bar)
+    render.index_report(report, json_)
+
+
+@app.command()
+def query(
+    text: Annotated[str, typer.Argument(help="What you are looking for, or the current context.")],
+    limit: Annotated[int, typer.Option("-k", "--limit", min=1, help="How many results.")] = 10,
+    prefix: Annotated[str | None, typer.Option(
+        "--in", help="Only notes under this vault-relative folder.", show_default=False)] = None,
+    weight: Annotated[float | None, typer.Option(
+        "--weight", min=0.0, help="W: the standing-salience blend (default from config).",
+        show_default=False)] = None,
+    no_prospective: Annotated[bool, typer.Option(
+        "--no-prospective", help="Pure cosine: no salience, no firing boost.")] = False,
+    floor: Annotated[bool, typer.Option("--floor", help="Pin firing items first.")] = False,
+    include_closed: Annotated[bool, typer.Option(
+        "--include-closed", help="Include closed and stale prospective items.")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Show every score component.")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Rank notes for TEXT."""
+    from . import render
+    from .embed import FastEmbedder
+    from .rank import QueryOptions, run_query
+
+    settings = _settings(vault, db, weight=weight)
+    store = _open(settings)
+    opts = QueryOptions(limit=limit, prefix=prefix, weight=settings.weight,
+                        fire_weight=settings.fire_weight, prospective=not no_prospective,
+                        floor=floor, include_closed=include_closed, explain=explain,
+                        log_mentions=settings.query_mentions)
+    result = run_query(store, FastEmbedder(settings), text, opts, parse_now(now))
+    render.query_result(result, json_, explain)
+
+
+@app.command()
+def status(vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
+           debug: DebugOpt = False) -> None:
+    """What is indexed: counts, last runs, unresolved links, warnings, settings."""
+    from . import render
+    from .status import gather
+
+    settings = _settings(vault, db)
+    render.status(gather(_open(settings), settings), json_)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: domain errors exit 1 with one line, usage errors exit 2."""
+    import click
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv or bool(_env_debug())
+    try:
+        result = app(args=argv, prog_name="vaultmem", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:  # usage errors: exit 2
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Abort:
+        sys.stderr.write("aborted\n")
+        return 1
+    except VaultmemError as exc:
+        if debug:
+            raise
+        sys.stderr.write(f"vaultmem: {exc}\n")
+        return 1
+    except Exception as exc:  # noqa: BLE001 - last resort: one line, not a traceback
+        if debug:
+            raise
+        sys.stderr.write(f"vaultmem: internal error: {type(exc).__name__}: {exc} "
+                         "(run with --debug for the traceback)\n")
+        return 1
+
+
+def _env_debug() -> str | None:
+    import os
+
+    return os.environ.get("VAULTMEM_DEBUG")
+
+
+def entry() -> None:
+    sys.exit(main())

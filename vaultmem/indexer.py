@@ -1,0 +1,263 @@
+"""The incremental index run: scan, plan, apply in transactions, resolve links, embed.
+
+A run never deletes history: vanished notes are marked deleted, every change is
+an op in the log, and vectors are keyed by the hash of the text they embed, so
+unchanged text is never embedded twice (whatever else changed).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from . import parse
+from .config import Settings
+from .embed import Embedder, embed_text
+from .resolve import Resolver, escapes_vault
+from .store import Store
+from .vault import ChangePlan, content_hash, plan_changes, scan
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+EMBED_GROUP = 256  # texts per embed call and commit: bounds memory and lost work on a kill
+READ_CACHE_BYTES = 64 << 20
+
+
+@dataclass
+class IndexReport:
+    new: int = 0
+    modified: int = 0
+    moved: int = 0
+    deleted: int = 0
+    touched: int = 0
+    unchanged: int = 0
+    embedded: int = 0
+    links_resolved: int = 0
+    links_unresolved: int = 0
+    seconds: float = 0.0
+    warnings: list[tuple[str, int | None, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        out = {k: v for k, v in self.__dict__.items() if k != "warnings"}
+        out["warnings"] = [{"path": p, "line": ln, "message": m} for p, ln, m in self.warnings]
+        return out
+
+
+class _Reader:
+    """Reads note files at most once when it can, never beyond the size limit."""
+
+    def __init__(self, root: Path, sizes: dict, limit: int):
+        self.root, self.sizes, self.limit = root, sizes, limit
+        self.cache: dict[str, bytes] = {}
+        self.cached = 0
+        self.errors: dict[str, str] = {}
+
+    def read(self, path: str) -> bytes | None:
+        if path in self.cache:
+            return self.cache.pop(path)
+        if self.sizes[path].size > self.limit:
+            self.errors[path] = (f"file is {self.sizes[path].size:,} bytes, over the "
+                                 f"max_file_bytes limit of {self.limit:,}: skipped")
+            return None
+        try:
+            return (self.root / path).read_bytes()
+        except FileNotFoundError:
+            self.errors[path] = "vanished during the run: will be picked up next time"
+        except OSError as exc:
+            self.errors[path] = f"cannot read file ({exc.strerror}): skipped"
+        return None
+
+    def hash_of(self, path: str) -> str | None:
+        data = self.read(path)
+        if data is None:
+            return None
+        if self.cached + len(data) <= READ_CACHE_BYTES:
+            self.cache[path] = data
+            self.cached += len(data)
+        return content_hash(data)
+
+
+def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: datetime,
+                full: bool = False, progress: Progress | None = None) -> IndexReport:
+    """Bring the store up to date with the vault on disk."""
+    started = time.perf_counter()
+    stamp = now.isoformat(timespec="seconds")
+    run_id = store.start_run("index", stamp)
+    report = IndexReport()
+    found = scan(settings.vault, skip=(settings.db.parent,))
+    reader = _Reader(settings.vault, found.files, settings.max_file_bytes)
+    plan = plan_changes(found.files, store.note_states(), reader.hash_of, full=full)
+    linked_before = store.resolved_pairs()  # before re-parsing resets changed notes' links
+    _apply(store, settings, plan, found, reader, stamp, report, progress)
+    if plan.changed or full or store.get_meta("links_dirty") == "1":
+        _resolve_links(store, linked_before, stamp, report)
+    report.embedded = embed_missing(store, embedder, progress)
+    walk_warnings = [(p, None, m) for p, m in found.warnings]
+    with store.atomic():
+        store.replace_warnings("walk", None, walk_warnings)
+    report.warnings[:0] = walk_warnings
+    report.seconds = round(time.perf_counter() - started, 3)
+    store.finish_run(run_id, datetime.now().isoformat(timespec="seconds"), "ok",
+                     report.as_dict())
+    return report
+
+
+def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, progress) -> None:
+    report.unchanged, report.touched = plan.unchanged, len(plan.touched)
+    report.deleted, report.moved = len(plan.deleted), len(plan.moved)
+    states = store.note_states()
+    with store.atomic():
+        for path in plan.deleted:
+            store.update_note(states[path].id, {"deleted": 1, "changed_at": stamp})
+            store.add_op(stamp, "deleted", states[path].id, detail={"path": path})
+        for old, new in plan.moved:
+            store.update_note(states[old].id, {"path": new})
+            store.add_op(stamp, "moved", states[old].id, detail={"from": old, "to": new})
+        for path in plan.touched:
+            st = found.files[path]
+            store.update_note(states[path].id, {"size": st.size, "mtime_ns": st.mtime_ns})
+        if plan.deleted or plan.moved:
+            store.set_meta("links_dirty", "1")
+    # Moved notes are re-parsed too: a title taken from the file name changes with it.
+    todo = [(p, "new") for p in plan.new] + [(p, "modified") for p in plan.modified]
+    todo += [(new, "moved") for _, new in plan.moved]
+    for start in range(0, len(todo), 500):
+        with store.atomic():
+            for path, kind in todo[start:start + 500]:
+                _index_file(store, settings, path, kind, found.files[path], reader, plan, stamp,
+                            report)
+            store.set_meta("links_dirty", "1")
+        if progress:
+            progress("parse", min(start + 500, len(todo)), len(todo))
+
+
+def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) -> None:
+    """Parse one new/modified/moved file and replace its rows; log what happened."""
+    prior = store.execute("SELECT id, deleted FROM notes WHERE path = ?", [path]).fetchone()
+    data = reader.read(path)
+    if data is None:
+        error = reader.errors.get(path, "unreadable")
+        _warn(store, report, path, error)
+        if prior is None and "limit" in error:  # keep an oversize note findable by name
+            store.upsert_note(path, {"title": Path(path).stem, "size": st.size,
+                                     "mtime_ns": st.mtime_ns, "deleted": 0, "problem": error,
+                                     "first_seen": stamp, "changed_at": stamp})
+        return
+    digest = plan.hashes.get(path) or content_hash(data)
+    text, problem = decode(data)
+    parsed = parse.parse_note(text or "", path, max_chunk_chars=settings.max_chunk_chars)
+    fields = _note_fields(parsed, st, digest, stamp, problem, kind)
+    if prior is None:
+        fields["first_seen"] = stamp
+    note_id = store.upsert_note(path, fields)
+    links = [(ln.target, ln.kind, ln.heading, ln.block, ln.label, ln.line) for ln in parsed.links]
+    chunks = _chunk_rows(parsed) if text is not None else []
+    store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases)
+    if kind != "moved":
+        op = "created" if prior is None else ("restored" if prior[1] else "modified")
+        store.add_op(stamp, op, note_id, detail={"path": path, "hash": digest})
+        if op == "modified":
+            report.modified += 1
+        else:
+            report.new += 1
+    messages = [(path, None, w) for w in parsed.warnings] + ([(path, None, problem)] if problem
+                                                             else [])
+    store.replace_warnings("note", [path], messages)
+    report.warnings.extend(messages)
+
+
+def _warn(store, report, path, message) -> None:
+    store.replace_warnings("note", [path], [(path, None, message)])
+    report.warnings.append((path, None, message))
+
+
+def decode(data: bytes) -> tuple[str | None, str | None]:
+    """(text, problem): text None means the file is not a note at all."""
+    if b"\x00" in data[:8192]:
+        return None, "binary file, not markdown text: skipped (rename it if it is not a note)"
+    if not data.strip():
+        return "", "empty file: indexed by its name only"
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        return text, (f"not valid UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start}): "
+                      "indexed with replacement characters; re-save the file as UTF-8")
+
+
+def _note_fields(parsed, st, digest, stamp, problem, kind) -> dict:
+    fm = parsed.frontmatter
+    fields = {
+        "title": parsed.title, "type": _scalar(fm.get("type")), "status": _scalar(fm.get("status")),
+        "importance": _scalar(fm.get("importance")), "project": _scalar(fm.get("project")),
+        "frontmatter": json.dumps(fm, ensure_ascii=False), "size": st.size,
+        "mtime_ns": st.mtime_ns, "hash": digest, "created": _scalar(fm.get("created")),
+        "updated": _scalar(fm.get("updated")), "date": _scalar(fm.get("date")), "deleted": 0,
+        "problem": problem, "indexed_at": stamp,
+    }
+    if kind != "moved":
+        fields["changed_at"] = stamp
+    return fields
+
+
+def _scalar(value) -> str | None:
+    if value is None or isinstance(value, dict | list):
+        return None
+    return str(value).strip() or None
+
+
+def _chunk_rows(parsed) -> list[tuple[int, str, str, str]]:
+    """(ord, heading, text, hash of the embedded text); a body-less note is its title."""
+    chunks = parsed.chunks or (parse.Chunk(0, "", ""),)
+    return [(c.ord, c.heading, c.text, content_hash(embed_text(parsed.title, c.heading,
+                                                               c.text).encode()))
+            for c in chunks]
+
+
+def _resolve_links(store: Store, before: set, stamp: str, report: IndexReport) -> None:
+    """Re-resolve every live link against the current notes; log newly made links."""
+    ids = store.path_ids()
+    resolver = Resolver(store.live_notes_with_aliases())
+    updates, escaping, resolved = [], [], 0
+    for link_id, source, target, kind, heading, block, line, current in store.all_links():
+        link = parse.Link(target, kind, heading, block, None, line or 0)
+        hit = resolver.resolve(link, source)
+        target_id = ids.get(hit) if hit else None
+        resolved += target_id is not None
+        if target_id != current:
+            updates.append((target_id, link_id))
+        if hit is None and kind == "markdown" and escapes_vault(target, source):
+            escaping.append((source, line, f"link to {target!r} leaves the vault: not followed"))
+    with store.atomic():
+        store.set_link_targets(updates)
+        for source_id, target_id in sorted(store.resolved_pairs() - before):
+            if source_id != target_id:
+                store.add_op(stamp, "linked", target_id, detail={"source_id": source_id})
+        store.replace_warnings("link", None, escaping)
+        store.set_meta("links_dirty", "0")
+    report.links_resolved = resolved
+    report.links_unresolved = len(store.execute(
+        "SELECT 1 FROM links l JOIN notes n ON n.id = l.source_id "
+        "WHERE n.deleted = 0 AND l.target_id IS NULL").fetchall())
+    report.warnings.extend(escaping)
+
+
+def embed_missing(store: Store, embedder: Embedder, progress: Progress | None = None) -> int:
+    """Embed every live chunk that lacks a vector for this model; commit as it goes."""
+    todo = store.missing_vectors(embedder.fingerprint)
+    if not todo:
+        return 0
+    # Similar lengths in a batch mean less padding for the ONNX model.
+    todo.sort(key=lambda row: len(row[1]) + len(row[2]) + len(row[3]))
+    for start in range(0, len(todo), EMBED_GROUP):
+        group = todo[start:start + EMBED_GROUP]
+        vectors = embedder.embed([embed_text(t, h, x) for _, t, h, x in group])
+        with store.atomic():
+            rows = zip(group, vectors, strict=True)
+            store.put_vectors(embedder.fingerprint, ((r[0], v.tobytes()) for r, v in rows))
+        if progress:
+            progress("embed", start + len(group), len(todo))
+    return len(todo)

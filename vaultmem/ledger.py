@@ -1,0 +1,778 @@
+"""The ledger: task lines in, typed entries out; two ledger states in, typed revisions out.
+
+Entries follow the Obsidian Tasks (emoji) and Dataview (``[key:: value]``) conventions so
+that existing vaults work unchanged. Everything here is pure: strings and dataclasses in,
+strings and dataclasses out, and ``parse_ledger`` never raises.
+
+``reconcile`` is the Revise step of a typed intention store (reschedule, override, cancel,
+...): lifecycle logic in code, decided by matching the previous ledger state to the current
+one rather than by line position.
+"""
+
+import difflib
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+STATUS_BY_MARK = {" ": "open", "x": "done", "X": "done", "-": "cancelled"}
+MARK_BY_STATUS = {"open": " ", "done": "x", "cancelled": "-"}
+
+# Dataview keys of the Tasks plugin's dataview format -> LedgerEntry attribute.
+DATE_KEYS = {
+    "due": "due",
+    "scheduled": "scheduled",
+    "start": "start",
+    "created": "created",
+    "completion": "done_on",
+    "cancelled": "cancelled_on",
+}
+# Tasks accepts 📆 and 🗓 as well as 📅 for the due date.
+DATE_EMOJI = {
+    "📅": "due",
+    "📆": "due",
+    "🗓": "due",
+    "⏳": "scheduled",
+    "🛫": "start",
+    "➕": "created",
+    "✅": "done_on",
+    "❌": "cancelled_on",
+}
+RENDER_EMOJI = {"due": "📅", "scheduled": "⏳", "start": "🛫", "created": "➕",
+                "done_on": "✅", "cancelled_on": "❌"}
+PRIORITY_EMOJI = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
+# Single-token Tasks fields, named as in the Tasks dataview format (lower-cased).
+TOKEN_EMOJI = {"🆔": "id", "⛔": "dependson", "🏁": "oncompletion"}
+RECURRENCE_EMOJI = "🔁"
+# Fields with a meaning of their own: they never land in LedgerEntry.fields.
+RESERVED_KEYS = frozenset(DATE_KEYS) | {"when", "keywords", "project", "links"}
+
+_ALL_EMOJI = "".join([*DATE_EMOJI, *PRIORITY_EMOJI, *TOKEN_EMOJI, RECURRENCE_EMOJI])
+_VS16 = "\ufe0f"  # variation selector: "📅️" is how many keyboards type 📅
+
+_TASK_RE = re.compile(
+    r"^(?P<indent>\s*)(?:[-*+]|\d{1,9}[.)])\s+\[(?P<mark>.)\](?:\s+|$)(?P<body>.*)$"
+)
+_FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
+# Inline code and wiki-links are masked first so that nothing inside them is parsed.
+_SPAN_RE = re.compile(r"(?P<tick>`+).+?(?P=tick)|!?\[\[(?P<inner>[^\[\]]*)\]\]")
+_OPEN, _CLOSE = "\ue000", "\ue001"  # private-use placeholder brackets for masked spans
+_PLACEHOLDER_RE = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
+_FIELD_START_RE = re.compile(r"[\[(]\s*(?P<key>\w[\w \t/.-]*?)\s*::")
+_DATE_EMOJI_RE = re.compile(
+    f"({'|'.join(map(re.escape, DATE_EMOJI))}){_VS16}?[ \\t]*([^\\s{_OPEN}{_ALL_EMOJI}]*)"
+)
+_PRIORITY_RE = re.compile(f"({'|'.join(map(re.escape, PRIORITY_EMOJI))}){_VS16}?")
+_TOKEN_EMOJI_RE = re.compile(
+    f"({'|'.join(map(re.escape, TOKEN_EMOJI))}){_VS16}?[ \\t]*([^\\s{_OPEN}{_ALL_EMOJI}]*)"
+)
+_RECURRENCE_RE = re.compile(
+    f"{RECURRENCE_EMOJI}{_VS16}?([^#\\[\\]{_OPEN}{_ALL_EMOJI}]*)"
+)
+# Obsidian tags start after whitespace (so "C#" and "url/#x" are not tags).
+_TAG_RE = re.compile(r"(?<!\S)#([\w/-]+)")
+_BLOCK_ID_RE = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)\s*$")
+_ISO_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_WHEN_RE = re.compile(r"^when\s+([^,]+?)\s*,\s*(.+)$", re.IGNORECASE | re.DOTALL)
+
+STOP_WORDS = frozenset(
+    "a an the to of and or in on at for by with from into my our your their its is be it "
+    "this that these those when then".split()
+)
+
+# Fuzzy identity: action similarity (difflib ratio) plus bonuses, accepted at THRESHOLD.
+# Shared links count up to LINK_BONUS (identical links let a ratio of 0.4 pass) and the
+# same window start adds DATE_BONUS (identical links and date: a ratio of 0.3 passes).
+MATCH_THRESHOLD = 0.6
+LINK_BONUS = 0.2
+DATE_BONUS = 0.1
+FUZZY_CANDIDATES = 8
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One commitment: a task line of a ledger note, taken apart."""
+
+    line: int
+    raw: str
+    status: str
+    action: str
+    condition: str | None = None
+    keywords: tuple[str, ...] = ()
+    due: date | None = None
+    scheduled: date | None = None
+    start: date | None = None
+    created: date | None = None
+    done_on: date | None = None
+    cancelled_on: date | None = None
+    links: tuple[str, ...] = ()
+    project: str | None = None
+    tags: tuple[str, ...] = ()
+    block_id: str | None = None
+    # Excluded from the hash (a dict cannot be hashed); still part of equality.
+    fields: dict[str, str] = field(default_factory=dict, hash=False)
+
+    @property
+    def fires_from(self) -> date | None:
+        """Start of the date window: the earliest of start, scheduled and due that is set."""
+        dates = [d for d in (self.start, self.scheduled, self.due) if d is not None]
+        return min(dates, default=None)
+
+
+@dataclass(frozen=True)
+class LedgerWarning:
+    """A problem on one line of a ledger, for the user to fix."""
+
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One typed change of a commitment between two ledger states."""
+
+    kind: str
+    detail: dict = field(hash=False)
+
+
+@dataclass(frozen=True)
+class Known:
+    """An entry as the store remembers it from the previous run."""
+
+    id: str
+    entry: LedgerEntry
+
+
+# ---------------------------------------------------------------- parsing: the document
+
+
+def parse_ledger(text: str) -> tuple[list[LedgerEntry], list[LedgerWarning]]:
+    """Parse every task line of a ledger note into entries, with warnings for bad lines.
+
+    Line numbers are 1-based over the whole text, front matter included. Front matter
+    and fenced code blocks never hold entries. Never raises.
+    """
+    entries: list[LedgerEntry] = []
+    warnings: list[LedgerWarning] = []
+    sub_links: dict[int, list[str]] = {}
+    # Open task ancestors as (indent, index into entries, or None for a skipped task line).
+    stack: list[tuple[int, int | None]] = []
+    for number, line in _content_lines(text):
+        if not line.strip():
+            continue  # a blank line does not end a list item's nested block
+        indent = _indent(line)
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        match = _TASK_RE.match(line)
+        if match is None:
+            if stack and stack[-1][1] is not None:
+                sub_links.setdefault(stack[-1][1], []).extend(_line_links(line))
+            continue
+        entry, problems = _parse_task(number, line, match)
+        warnings.extend(problems)
+        stack.append((indent, None if entry is None else len(entries)))
+        if entry is not None:
+            entries.append(entry)
+    return _with_sub_links(entries, sub_links), warnings
+
+
+def _content_lines(text: str) -> Iterator[tuple[int, str]]:
+    """Yield (1-based number, line) for lines outside front matter and code fences."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    fence: str | None = None
+    for index in range(_front_matter_end(lines), len(lines)):
+        line = lines[index]
+        opener = _FENCE_RE.match(line)
+        if fence is None and opener:
+            fence = opener.group(1)
+        elif fence is not None:
+            if _closes_fence(line, fence):
+                fence = None
+        else:
+            yield index + 1, line
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """Index of the first line after the front matter (0 if there is none)."""
+    if not lines or lines[0].removeprefix("\ufeff").rstrip() != "---":
+        return 0
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in ("---", "..."):
+            return index + 1
+    return 0  # unclosed: like python-frontmatter, treat it as body text
+
+
+def _closes_fence(line: str, fence: str) -> bool:
+    """A fence closes with the same character, at least as many times, and nothing else."""
+    stripped = line.strip()
+    return stripped.startswith(fence) and set(stripped) == {fence[0]}
+
+
+def _indent(line: str) -> int:
+    prefix = line[: len(line) - len(line.lstrip())]
+    return len(prefix.expandtabs(4))
+
+
+def _line_links(line: str) -> list[str]:
+    _, spans = _mask(line)
+    return [span.target for span in spans if span.target]
+
+
+def _with_sub_links(
+    entries: list[LedgerEntry], sub_links: dict[int, list[str]]
+) -> list[LedgerEntry]:
+    return [
+        replace(entry, links=_dedupe([*entry.links, *sub_links[index]]))
+        if index in sub_links
+        else entry
+        for index, entry in enumerate(entries)
+    ]
+
+
+def _dedupe(items: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+# ---------------------------------------------------------------- parsing: one task line
+
+
+@dataclass(frozen=True)
+class _Span:
+    """A masked piece of a line: inline code or a wiki-link."""
+
+    raw: str  # as written
+    display: str  # what a reader sees: the code as written, a link's label or target
+    target: str | None  # the link's note part, None for code
+
+
+@dataclass
+class _Draft:
+    """A task line being taken apart; whatever is consumed leaves ``text``."""
+
+    line: int
+    text: str
+    spans: list[_Span]
+    fields: dict[str, str] = field(default_factory=dict)  # masked values, first one wins
+    dates: dict[str, date] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    warnings: list[LedgerWarning] = field(default_factory=list)
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(LedgerWarning(self.line, message))
+
+    def display(self, masked: str) -> str:
+        """Masked text back to what a reader sees, whitespace collapsed."""
+        text = _PLACEHOLDER_RE.sub(lambda m: self.spans[int(m.group(1))].display, masked)
+        return " ".join(text.split())
+
+    def raw(self, masked: str) -> str:
+        return _PLACEHOLDER_RE.sub(lambda m: self.spans[int(m.group(1))].raw, masked)
+
+
+def _parse_task(
+    number: int, line: str, match: re.Match[str]
+) -> tuple[LedgerEntry | None, list[LedgerWarning]]:
+    mark = match["mark"]
+    if mark not in STATUS_BY_MARK:
+        return None, [LedgerWarning(number, f"unknown task status '[{mark}]': use [ ], [x] or [-]")]
+    draft = _draft(number, match["body"])
+    _drop_links_after_metadata(draft)
+    for step in (_take_fields, _take_emoji, _take_tags):
+        step(draft)
+    _drop_trailing_links(draft)
+    block = _BLOCK_ID_RE.search(draft.text)
+    if block:
+        draft.text = draft.text[: block.start()]
+    action, condition = _action_and_condition(draft)
+    if not action:
+        draft.warn("task has no text left once dates, fields and tags are removed: say what to do")
+        return None, draft.warnings
+    entry = LedgerEntry(
+        line=number, raw=line, status=STATUS_BY_MARK[mark], action=action,
+        condition=condition, keywords=_keywords(draft), links=_links(draft),
+        project=_project(draft), tags=_dedupe(draft.tags),
+        block_id=block.group(1) if block else None, fields=_other_fields(draft),
+        **draft.dates,
+    )
+    return entry, draft.warnings
+
+
+_META_START_RE = re.compile(
+    f"[{_ALL_EMOJI}]|[\\[(]\\s*\\w[\\w \\t/.-]*?\\s*::|(?<!\\S)#[\\w/-]*[^\\W\\d]"
+)
+_TRAILING_LINKS_RE = re.compile(f"(?:\\s*{_OPEN}\\d+{_CLOSE})+\\s*$")
+
+
+def _drop_links_after_metadata(draft: _Draft) -> None:
+    """Links that name what an entry concerns are not words of its action.
+
+    In the Tasks convention metadata trails the description, so wiki-links after the
+    first emoji, field or tag are metadata: they stay in ``links`` (and in raw field
+    values) but are not shown in the action.
+    """
+    meta = _META_START_RE.search(draft.text)
+    if meta:
+        for index in _PLACEHOLDER_RE.findall(draft.text, meta.start()):
+            _hide(draft, int(index))
+
+
+def _drop_trailing_links(draft: _Draft) -> None:
+    """A run of links ending the description is metadata too, when at least two words
+    of action remain ("Replace the valve [[Bathroom]]", but not "Call [[Jo]]")."""
+    trailing = _TRAILING_LINKS_RE.search(draft.text)
+    if not trailing:
+        return
+    indexes = [int(i) for i in _PLACEHOLDER_RE.findall(trailing.group(0))]
+    head = draft.display(draft.text[: trailing.start()])
+    if all(draft.spans[i].target for i in indexes) and len(head.split()) >= 2:
+        for i in indexes:
+            _hide(draft, i)
+
+
+def _hide(draft: _Draft, index: int) -> None:
+    span = draft.spans[index]
+    if span.target:
+        draft.spans[index] = replace(span, display="")
+
+
+def _draft(number: int, body: str) -> _Draft:
+    masked, spans = _mask(body)
+    return _Draft(line=number, text=masked, spans=spans)
+
+
+def _mask(text: str) -> tuple[str, list[_Span]]:
+    """Replace inline code and wiki-links with numbered placeholders."""
+    spans: list[_Span] = []
+
+    def keep(match: re.Match[str]) -> str:
+        spans.append(_span(match))
+        return f"{_OPEN}{len(spans) - 1}{_CLOSE}"
+
+    # The placeholder brackets are private-use characters; dropping any that the user
+    # typed keeps every placeholder index valid.
+    clean = text.replace(_OPEN, "").replace(_CLOSE, "")
+    return _SPAN_RE.sub(keep, clean), spans
+
+
+def _span(match: re.Match[str]) -> _Span:
+    inner = match["inner"]
+    if inner is None:
+        return _Span(match.group(0), match.group(0), None)
+    target, _, label = inner.partition("|")
+    note = target.split("#", 1)[0].strip()
+    # '#', '^' and Tasks emoji in the visible text would read back as metadata.
+    shown = re.sub(f"[#^{_ALL_EMOJI}]+", " ", label.strip() or target).strip()
+    return _Span(match.group(0), shown, note or None)
+
+
+def _take_fields(draft: _Draft) -> None:
+    """Consume Dataview inline fields ``[key:: value]`` and ``(key:: value)``."""
+    text, out, i = draft.text, [], 0
+    while i < len(text):
+        start = _FIELD_START_RE.match(text, i) if text[i] in "[(" else None
+        end = _closing_bracket(text, i) if start else -1
+        if end < 0:
+            out.append(text[i])
+            i += 1
+            continue
+        _set_field(draft, " ".join(start["key"].lower().split()), text[start.end() : end])
+        out.append(" ")
+        i = end + 1
+    draft.text = "".join(out)
+
+
+def _closing_bracket(text: str, start: int) -> int:
+    """Index of the bracket closing the one at ``start`` (same kind, nested), else -1."""
+    opener = text[start]
+    closer = "]" if opener == "[" else ")"
+    depth = 0
+    for i in range(start, len(text)):
+        depth += (text[i] == opener) - (text[i] == closer)
+        if depth == 0:
+            return i
+    return -1
+
+
+def _set_field(draft: _Draft, key: str, masked_value: str) -> None:
+    value = masked_value.strip()
+    if key in DATE_KEYS:
+        if value:  # "[due:: ]" is an unfilled template, not a mistake
+            _set_date(draft, DATE_KEYS[key], draft.display(value), f"in [{key}:: ]")
+        return
+    draft.fields.setdefault(key, value)
+
+
+def _set_date(draft: _Draft, attribute: str, text: str, where: str) -> None:
+    parsed = _iso_date(text)
+    if parsed is None:
+        draft.warn(f"bad date '{text}' {where}: use YYYY-MM-DD")
+    else:
+        draft.dates.setdefault(attribute, parsed)
+
+
+def _iso_date(text: str) -> date | None:
+    """A strict YYYY-MM-DD date, or None (fromisoformat alone also takes '20260815')."""
+    if not _ISO_DATE_RE.fullmatch(text):
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def _take_emoji(draft: _Draft) -> None:
+    """Consume the Obsidian Tasks emoji fields: dates, priority, ids, recurrence."""
+    draft.text = _DATE_EMOJI_RE.sub(lambda m: _emoji_date(draft, m), draft.text)
+    draft.text = _PRIORITY_RE.sub(lambda m: _emoji_field(draft, "priority", m), draft.text)
+    draft.text = _TOKEN_EMOJI_RE.sub(lambda m: _emoji_token(draft, m), draft.text)
+    draft.text = _RECURRENCE_RE.sub(lambda m: _emoji_recurrence(draft, m), draft.text)
+
+
+def _emoji_date(draft: _Draft, match: re.Match[str]) -> str:
+    emoji, token = match.group(1), match.group(2)
+    _set_date(draft, DATE_EMOJI[emoji], token, f"after {emoji}")
+    # A word that is plainly not a date ("📅 tomorrow") stays in the action text.
+    return " " if token[:1].isdigit() or not token else f" {token}"
+
+
+def _emoji_field(draft: _Draft, key: str, match: re.Match[str]) -> str:
+    draft.fields.setdefault(key, PRIORITY_EMOJI[match.group(1)])
+    return " "
+
+
+def _emoji_token(draft: _Draft, match: re.Match[str]) -> str:
+    if match.group(2):
+        draft.fields.setdefault(TOKEN_EMOJI[match.group(1)], match.group(2))
+    return " "
+
+
+def _emoji_recurrence(draft: _Draft, match: re.Match[str]) -> str:
+    rule = " ".join(match.group(1).split())
+    if rule:
+        draft.fields.setdefault("recurrence", rule)
+    return " "
+
+
+def _take_tags(draft: _Draft) -> None:
+    def take(match: re.Match[str]) -> str:
+        tag = match.group(1)
+        if tag.isdigit():  # "#123" is an issue number to Obsidian, not a tag
+            return match.group(0)
+        draft.tags.append(tag.lower())
+        return " "
+
+    draft.text = _TAG_RE.sub(take, draft.text)
+
+
+def _action_and_condition(draft: _Draft) -> tuple[str, str | None]:
+    action = draft.display(draft.text)
+    if "when" in draft.fields:
+        return action, draft.display(draft.fields["when"]) or None
+    when = _WHEN_RE.match(action)
+    if when is None:
+        return action, None
+    rest = when.group(2)
+    return rest[:1].upper() + rest[1:], when.group(1)
+
+
+def _keywords(draft: _Draft) -> tuple[str, ...]:
+    words = draft.display(draft.fields.get("keywords", "")).split(",")
+    return tuple(word.strip() for word in words if word.strip())
+
+
+def _links(draft: _Draft) -> tuple[str, ...]:
+    # Placeholders are numbered left to right, so this is the order of the line.
+    return _dedupe([span.target for span in draft.spans if span.target])
+
+
+def _project(draft: _Draft) -> str | None:
+    named = draft.display(draft.fields.get("project", ""))
+    if named:
+        return named
+    for tag in draft.tags:
+        if tag.startswith("project/") and len(tag) > len("project/"):
+            return tag.removeprefix("project/")
+    return None
+
+
+def _other_fields(draft: _Draft) -> dict[str, str]:
+    return {k: draft.raw(v) for k, v in draft.fields.items() if k not in RESERVED_KEYS}
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def render_entry(entry: LedgerEntry) -> str:
+    """The canonical task line for an entry; ``parse_ledger`` reads it back unchanged.
+
+    Links go in a ``[links:: ...]`` field because the action already holds their text,
+    and the condition always goes in ``[when:: ...]``.
+    """
+    parts = [f"- [{MARK_BY_STATUS.get(entry.status, ' ')}]", entry.action]
+    if entry.condition:
+        parts.append(_render_field("when", entry.condition))
+    if entry.keywords:
+        parts.append(_render_field("keywords", ", ".join(entry.keywords)))
+    if entry.links:
+        parts.append(_render_field("links", ", ".join(f"[[{t}]]" for t in entry.links)))
+    if entry.project:
+        parts.append(_render_field("project", entry.project))
+    parts += [_render_field(key, value) for key, value in entry.fields.items()]
+    parts += [f"#{tag}" for tag in entry.tags]
+    parts += [f"{RENDER_EMOJI[a]} {getattr(entry, a).isoformat()}"
+              for a in RENDER_EMOJI if getattr(entry, a) is not None]
+    if entry.block_id:
+        parts.append(f"^{entry.block_id}")
+    return " ".join(parts)
+
+
+def _render_field(key: str, value: str) -> str:
+    # A value must not close its own brackets early: pick the kind it keeps balanced.
+    if _balanced(value, "[", "]") or not _balanced(value, "(", ")"):
+        return f"[{key}:: {value}]"
+    return f"({key}:: {value})"
+
+
+def _balanced(text: str, opener: str, closer: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == opener) - (char == closer)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+# ---------------------------------------------------------------- identity and revisions
+
+
+def reconcile(
+    known: Sequence[Known],
+    current: Sequence[LedgerEntry],
+    taken_ids: AbstractSet[str] = frozenset(),
+) -> list[tuple[str, LedgerEntry | None, list[Revision]]]:
+    """Match the remembered entries to the current ones and type every change.
+
+    One tuple per identity: current entries in their order (new ones with a fresh id and
+    a "created" revision), then vanished known entries with None and a "removed" one.
+    Matching never depends on line position.
+    """
+    pairs = _match(known, current)
+    used = set(taken_ids) | {k.id for k in known}
+    result: list[tuple[str, LedgerEntry | None, list[Revision]]] = []
+    for ci, entry in enumerate(current):
+        if ci in pairs:
+            old = known[pairs[ci]]
+            result.append((old.id, entry, revisions(old.entry, entry)))
+            continue
+        ident = new_id(entry, used)
+        used.add(ident)
+        result.append((ident, entry, [Revision("created", _snapshot(entry))]))
+    matched = set(pairs.values())
+    result += [(k.id, None, [Revision("removed", _snapshot(k.entry))])
+               for ki, k in enumerate(known) if ki not in matched]
+    return result
+
+
+def revisions(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:
+    """The typed changes from one state of a commitment to the next, in canonical order."""
+    found = [_rescheduled(old, new), _overridden(old, new), _retargeted(old, new),
+             _status_change(old, new)]
+    return [revision for revision in found if revision is not None]
+
+
+def new_id(entry: LedgerEntry, taken: AbstractSet[str]) -> str:
+    """A fresh id: the block id if free, else "c-" and slug words, suffixed "-2", "-3"...
+
+    Deterministic; ``taken`` is only read.
+    """
+    if entry.block_id and entry.block_id not in taken:
+        return entry.block_id
+    base = _slug(entry.action)
+    ident, n = base, 1
+    while ident in taken:
+        n += 1
+        ident = f"{base}-{n}"
+    return ident
+
+
+def _slug(action: str) -> str:
+    folded = unicodedata.normalize("NFKD", action).encode("ascii", "ignore").decode().lower()
+    words = re.findall(r"[a-z0-9]+", folded)
+    content = [w for w in words if w not in STOP_WORDS] or words
+    if not content:  # nothing ascii to say: a stable hash still gives a usable id
+        return "c-" + hashlib.sha1(action.encode()).hexdigest()[:8]
+    return "c-" + "-".join(content[:4])
+
+
+def _match(known: Sequence[Known], current: Sequence[LedgerEntry]) -> dict[int, int]:
+    """current index -> known index, stage by stage from the surest evidence down."""
+    pairs: dict[int, int] = {}
+    for stage in _MATCH_STAGES:
+        taken = set(pairs.values())
+        free_k = [ki for ki in range(len(known)) if ki not in taken]
+        free_c = [ci for ci in range(len(current)) if ci not in pairs]
+        for ki, ci in stage(known, current, free_k, free_c):
+            pairs[ci] = ki
+    return pairs
+
+
+def _pair_equal(key_k, key_c):
+    """A matching stage that pairs free entries whose keys are equal (and not None)."""
+
+    def stage(known, current, free_k, free_c):
+        waiting: dict[object, list[int]] = {}
+        for ki in free_k:
+            key = key_k(known[ki])
+            if key is not None:
+                waiting.setdefault(key, []).append(ki)
+        pairs = []
+        for ci in free_c:
+            queue = waiting.get(key_c(current[ci]))
+            if queue:
+                pairs.append((queue.pop(0), ci))
+        return pairs
+
+    return stage
+
+
+def _text_key(entry: LedgerEntry) -> tuple:
+    return (entry.action, entry.condition, tuple(sorted(entry.links)))
+
+
+def _full_key(entry: LedgerEntry) -> tuple:
+    # Among identical texts, prefer the twin with the same dates and status, so that
+    # reordering two "Pay rent" lines with different due dates changes nothing.
+    return (*_text_key(entry), entry.due, entry.scheduled, entry.start, entry.status)
+
+
+def _pair_similar(known, current, free_k, free_c):
+    """Greedy best-first pairing of the remaining entries by similarity."""
+    scored = []
+    for ci in free_c:
+        content = render_entry(current[ci])  # ties break on content, never on line position
+        for score, ki in _closest(known, current[ci], free_k):
+            scored.append((-score, known[ki].id, content, ki, ci))
+    scored.sort()
+    pairs, used_k, used_c = [], set(), set()
+    for *_, ki, ci in scored:
+        if ki not in used_k and ci not in used_c:
+            pairs.append((ki, ci))
+            used_k.add(ki)
+            used_c.add(ci)
+    return pairs
+
+
+def _closest(known, entry: LedgerEntry, free_k: list[int]) -> list[tuple[float, int]]:
+    """(score, known index) for the free known entries similar enough to ``entry``.
+
+    quick_ratio() bounds ratio() from above and costs far less, so only the
+    FUZZY_CANDIDATES best bounds get an exact ratio: a mass edit stays fast.
+    """
+    matcher = difflib.SequenceMatcher(None, "", entry.action.lower(), autojunk=False)
+    bounds = []
+    for ki in free_k:
+        old = known[ki].entry
+        if _distinct_blocks(old, entry):
+            continue
+        matcher.set_seq1(old.action.lower())
+        bonus = _bonus(old, entry)
+        if matcher.real_quick_ratio() + bonus >= MATCH_THRESHOLD:
+            bound = matcher.quick_ratio() + bonus
+            if bound >= MATCH_THRESHOLD:
+                bounds.append((-bound, ki, bonus))
+    found = []
+    for _, ki, bonus in sorted(bounds)[:FUZZY_CANDIDATES]:
+        matcher.set_seq1(known[ki].entry.action.lower())
+        score = matcher.ratio() + bonus
+        if score >= MATCH_THRESHOLD:
+            found.append((score, ki))
+    return found
+
+
+_MATCH_STAGES = (
+    _pair_equal(lambda k: k.entry.block_id, lambda e: e.block_id),
+    # A block id added later that spells the id the store gave the entry.
+    _pair_equal(lambda k: k.id, lambda e: e.block_id),
+    _pair_equal(lambda k: _full_key(k.entry), _full_key),
+    _pair_equal(lambda k: _text_key(k.entry), _text_key),
+    _pair_similar,
+)
+
+
+def similarity(a: LedgerEntry, b: LedgerEntry) -> float:
+    """How likely ``b`` is an edit of ``a``: action ratio plus link and date bonuses.
+
+    Two different block ids mean two different commitments (0.0).
+    """
+    if _distinct_blocks(a, b):
+        return 0.0
+    matcher = difflib.SequenceMatcher(None, a.action.lower(), b.action.lower(), autojunk=False)
+    return matcher.ratio() + _bonus(a, b)
+
+
+def _distinct_blocks(a: LedgerEntry, b: LedgerEntry) -> bool:
+    return bool(a.block_id and b.block_id and a.block_id != b.block_id)
+
+
+def _bonus(a: LedgerEntry, b: LedgerEntry) -> float:
+    same_date = a.fires_from is not None and a.fires_from == b.fires_from
+    return LINK_BONUS * _jaccard(a.links, b.links) + DATE_BONUS * same_date
+
+
+def _jaccard(a: Sequence[str], b: Sequence[str]) -> float:
+    # No links on either side is no evidence of sameness.
+    union = set(a) | set(b)
+    return len(set(a) & set(b)) / len(union) if a and b else 0.0
+
+
+def _rescheduled(old: LedgerEntry, new: LedgerEntry) -> Revision | None:
+    changed = {name: {"from": _iso(getattr(old, name)), "to": _iso(getattr(new, name))}
+               for name in ("due", "scheduled", "start")
+               if getattr(old, name) != getattr(new, name)}
+    if not changed:
+        return None
+    detail = {"from": _iso(old.fires_from), "to": _iso(new.fires_from), "fields": changed}
+    return Revision("rescheduled", detail)
+
+
+def _overridden(old: LedgerEntry, new: LedgerEntry) -> Revision | None:
+    if (old.action, old.condition) == (new.action, new.condition):
+        return None
+    detail: dict = {"from": old.action, "to": new.action}
+    if old.condition != new.condition:
+        detail["condition"] = {"from": old.condition, "to": new.condition}
+    return Revision("overridden", detail)
+
+
+def _retargeted(old: LedgerEntry, new: LedgerEntry) -> Revision | None:
+    added = [link for link in new.links if link not in old.links]
+    removed = [link for link in old.links if link not in new.links]
+    if not added and not removed:
+        return None
+    return Revision("retargeted", {"added": added, "removed": removed})
+
+
+def _status_change(old: LedgerEntry, new: LedgerEntry) -> Revision | None:
+    if old.status == new.status:
+        return None
+    if new.status == "open":
+        return Revision("reopened", {"from": old.status})
+    on = new.done_on if new.status == "done" else new.cancelled_on
+    return Revision(new.status, {"from": old.status, "on": _iso(on)})
+
+
+def _snapshot(entry: LedgerEntry) -> dict:
+    """A JSON-safe picture of an entry, for "created" and "removed" revisions."""
+    return {
+        "action": entry.action, "condition": entry.condition, "status": entry.status,
+        "links": list(entry.links), "due": _iso(entry.due),
+        "scheduled": _iso(entry.scheduled), "start": _iso(entry.start),
+        "project": entry.project, "block_id": entry.block_id, "line": entry.line,
+    }
+
+
+def _iso(value: date | None) -> str | None:
+    return None if value is None else value.isoformat()

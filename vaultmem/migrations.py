@@ -1,0 +1,114 @@
+"""Append-only, numbered schema migrations, applied in order when the store opens.
+
+Never edit a released migration: add the next number. Each runs in its own
+transaction and is recorded in `_migrations`, so a store made by any earlier
+version is brought up to date in place (and unchanged text keeps its vectors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlite_utils import Database
+
+MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = []
+
+
+def migration(fn: Callable[[Database], None]) -> Callable[[Database], None]:
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+def apply(db: Database) -> list[str]:
+    """Run every migration not yet recorded; return the names applied."""
+    db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
+    done = {row["name"] for row in db["_migrations"].rows}
+    applied = []
+    for name, fn in MIGRATIONS:
+        if name in done:
+            continue
+        with db.atomic():
+            fn(db)
+            db.execute(
+                "INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", [name]
+            )
+        applied.append(name)
+    return applied
+
+
+@migration
+def m001_notes_chunks_links(db: Database) -> None:
+    db["notes"].create(
+        {
+            "id": int, "path": str, "title": str, "type": str, "status": str,
+            "importance": str, "project": str, "frontmatter": str, "size": int,
+            "mtime_ns": int, "hash": str, "created": str, "updated": str, "date": str,
+            "deleted": int, "problem": str, "first_seen": str, "changed_at": str,
+            "indexed_at": str,
+        },
+        pk="id", not_null={"path"}, defaults={"deleted": 0},
+    )
+    db["notes"].create_index(["path"], unique=True)
+    db["chunks"].create(
+        {"id": int, "note_id": int, "ord": int, "heading": str, "text": str, "hash": str},
+        pk="id", foreign_keys=[("note_id", "notes", "id")],
+    )
+    db["chunks"].create_index(["note_id", "ord"], unique=True)
+    db["chunks"].create_index(["hash"])
+    db["vectors"].create(
+        {"hash": str, "fingerprint": str, "vector": bytes}, pk=("hash", "fingerprint")
+    )
+    db["links"].create(
+        {
+            "id": int, "source_id": int, "target_raw": str, "target_id": int, "kind": str,
+            "heading": str, "block": str, "label": str, "line": int,
+        },
+        pk="id", foreign_keys=[("source_id", "notes", "id")],
+    )
+    db["links"].create_index(["source_id"])
+    db["links"].create_index(["target_id"])
+    db["tags"].create({"note_id": int, "tag": str}, pk=("note_id", "tag"))
+    db["tags"].create_index(["tag"])
+    db["aliases"].create({"note_id": int, "alias": str}, pk=("note_id", "alias"))
+    db["ops"].create(
+        {"id": int, "ts": str, "op": str, "note_id": int, "entry_id": str, "detail": str},
+        pk="id",
+    )
+    db["ops"].create_index(["note_id"])
+    db["ops"].create_index(["entry_id"])
+    db["runs"].create(
+        {"id": int, "kind": str, "started": str, "finished": str, "status": str, "counts": str},
+        pk="id",
+    )
+    db["warnings"].create(
+        {"id": int, "path": str, "line": int, "message": str, "source": str}, pk="id"
+    )
+    db["warnings"].create_index(["path"])
+    db["meta"].create({"key": str, "value": str}, pk="key")
+
+
+@migration
+def m002_ledger_and_salience(db: Database) -> None:
+    db["entries"].create(
+        {
+            "id": str, "ledger_path": str, "line": int, "raw": str, "status": str,
+            "action": str, "condition": str, "keywords": str, "due": str, "scheduled": str,
+            "start": str, "fires_from": str, "done_on": str, "cancelled_on": str,
+            "project": str, "tags": str, "block_id": str, "fields": str, "present": int,
+            "cond_hash": str, "entry": str, "first_seen": str, "updated_at": str,
+        },
+        pk="id", defaults={"present": 1},
+    )
+    db["entry_links"].create(
+        {"entry_id": str, "ord": int, "target_raw": str, "target_id": int},
+        pk=("entry_id", "ord"),
+    )
+    db["entry_links"].create_index(["target_id"])
+    db["salience"].create(
+        {
+            "note_id": int, "importance": float, "activation": float, "centrality": float,
+            "prospective": float, "recency": float, "score": float, "computed_at": str,
+        },
+        pk="note_id",
+    )
+    db["due_log"].create({"entry_id": str, "day": str}, pk=("entry_id", "day"))

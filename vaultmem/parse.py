@@ -1,0 +1,584 @@
+"""Parse one markdown note into front matter, title, tags, links and chunks.
+
+Pure: text in, a frozen ParsedNote out, no I/O. Links and tags are read from
+markdown-it tokens, so nothing inside code (fenced, indented or inline) or raw
+HTML counts; the small regexes only ever see text the parser calls text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+import frontmatter
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import backtick
+from markdown_it.token import Token
+
+_MAX_FM_NODES = 10_000
+_MAX_FM_DEPTH = 20
+_MIN_SECTION_CHARS = 80
+_HUGE_FACTOR = 4
+# Stands in for an escaped "\#" so that it never starts a tag.
+_ESCAPED_HASH = "\ue000"
+
+_WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
+# Obsidian tags: '#' not glued to a word (so not "a#b", not "##"), then
+# letters, digits, '_', '-', '/'; all-digit tags are rejected in code.
+_TAG = re.compile(r"(?<![\w#])#([\w/-]+)")
+_BREAKS = frozenset({"softbreak", "hardbreak"})
+_RUN_TYPES = frozenset({"text", "text_special"}) | _BREAKS
+_PLAIN_TYPES = _RUN_TYPES | {"code_inline"}
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
+_TAG_SPLIT = re.compile(r"[,\s]+")
+_YAML = frontmatter.YAMLHandler()
+# libyaml when present: several times faster on thousands of small front matters.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class Link:
+    """One outgoing link, as written in the note."""
+
+    target: str
+    kind: str
+    heading: str | None
+    block: str | None
+    label: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A slice of the body that is embedded on its own."""
+
+    ord: int
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ParsedNote:
+    """Everything the indexer needs from one note."""
+
+    path: str
+    title: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    links: tuple[Link, ...]
+    chunks: tuple[Chunk, ...]
+    frontmatter: dict = field(default_factory=dict, hash=False)
+    body: str = ""
+    warnings: tuple[str, ...] = ()
+    block_ids: tuple[str, ...] = ()
+
+    def fm(self, key: str, default: Any = None) -> Any:
+        """Return front matter value `key`, or `default` when absent."""
+        return self.frontmatter.get(key, default)
+
+
+def _count_code_newlines(state: Any, silent: bool) -> bool:
+    # CommonMark turns line endings inside a code span into spaces; remember how
+    # many there were so later links in the paragraph keep their line numbers.
+    start = state.pos
+    if not backtick(state, silent):
+        return False
+    last = state.tokens[-1] if state.tokens else None
+    if not silent and last is not None and last.type == "code_inline":
+        last.meta["newlines"] = state.src.count("\n", start, state.pos)
+    return True
+
+
+def _wiki_as_text(state: Any, silent: bool) -> bool:
+    # Keep a whole [[wiki link]] as plain text: the link rule would otherwise
+    # re-scan at every '[', and '*' or '_' in a note name must stay literal.
+    match = _WIKI.match(state.src, state.pos, state.posMax)
+    if match is None:
+        return False
+    if not silent:
+        state.pending += match.group(0)
+    state.pos = match.end()
+    return True
+
+
+def _inline_where_needed(state: Any) -> None:
+    # Inline parsing is most of markdown-it's time. Text without '[' or '#' can
+    # hold no link or tag, so it is skipped; headings are parsed for their text.
+    tokens = state.tokens
+    for i, tok in enumerate(tokens):
+        if tok.type != "inline":
+            continue
+        heading = i > 0 and tokens[i - 1].type == "heading_open"
+        if heading or "[" in tok.content or "#" in tok.content:
+            tok.children = []
+            state.md.inline.parse(tok.content, state.md, state.env, tok.children)
+
+
+def _make_markdown() -> MarkdownIt:
+    # text_join would fold escapes ("\#") into plain text; we need to see them.
+    md = MarkdownIt("commonmark", {"maxNesting": 20}).enable("table").disable("text_join")
+    md.inline.ruler.at("backticks", _count_code_newlines)
+    md.inline.ruler.before("link", "wiki_link", _wiki_as_text)
+    md.core.ruler.at("inline", _inline_where_needed)
+    return md
+
+
+_MD = _make_markdown()
+
+
+def parse_note(text: str, path: str, *, max_chunk_chars: int = 1200) -> ParsedNote:
+    """Parse a note's full text (front matter included); never raises on any text."""
+    lines = _normalize(text).split("\n")
+    fm_text, offset = _front_matter_block(lines)
+    fm, warnings = _load_front_matter(fm_text)
+    body_lines = lines[offset:]
+    body = "\n".join(body_lines)
+    tokens = _MD.parse(body)
+    found = _Collector(offset)
+    found.scan(tokens)
+    return ParsedNote(
+        path=path,
+        title=_title(fm, found.first_h1, path),
+        aliases=_aliases(fm),
+        tags=tuple(sorted(set(_fm_tags(fm)) | set(found.tags))),
+        links=tuple(found.links),
+        chunks=_chunks(body_lines, tokens, max(1, max_chunk_chars)),
+        frontmatter=fm,
+        body=body,
+        warnings=tuple(warnings),
+        block_ids=tuple(dict.fromkeys(found.block_ids)),
+    )
+
+
+def _normalize(text: str) -> str:
+    text = text.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# --- front matter -----------------------------------------------------------
+
+
+def _front_matter_block(lines: list[str]) -> tuple[str | None, int]:
+    """Return the YAML between the '---' fences and the number of lines they span."""
+    if lines[0].rstrip() != "---":
+        return None, 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() == "---":
+            return "\n".join(lines[1:i]), i + 1
+    return None, 0
+
+
+def _load_front_matter(fm_text: str | None) -> tuple[dict, list[str]]:
+    if fm_text is None:
+        return {}, []
+    try:
+        data = _YAML.load(fm_text, Loader=_YAML_LOADER)
+    except Exception as exc:  # yaml, recursion, bad timestamps: all one warning
+        return {}, [f"broken YAML front matter ({_describe(exc)}); body indexed without it"]
+    if data is None:
+        return {}, []
+    if not isinstance(data, dict):
+        kind = type(data).__name__
+        return {}, [f"front matter is not a mapping (got {kind}); ignored"]
+    bounded = _Bounded()
+    fm = bounded.convert(data, 0)
+    if not bounded.truncated:
+        return fm, []
+    limits = f"{_MAX_FM_NODES} values, depth {_MAX_FM_DEPTH}"
+    return fm, [f"front matter too large or too deeply nested (limit {limits}); truncated"]
+
+
+def _describe(exc: Exception) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if mark is not None and problem:
+        # +2: the YAML starts on file line 2, and marks are 0-based.
+        return f"line {mark.line + 2}: {problem}"
+    message = " ".join(str(exc).split())[:120]
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+class _Bounded:
+    """JSON-safe copy of YAML data that visits at most _MAX_FM_NODES values.
+
+    YAML aliases share objects, so a few hundred bytes can describe billions of
+    values ("billion laughs"); the budget stops the copy from expanding them.
+    """
+
+    def __init__(self) -> None:
+        self.left = _MAX_FM_NODES
+        self.truncated = False
+
+    def convert(self, value: Any, depth: int) -> Any:
+        self.left -= 1
+        if self.left < 0 or depth > _MAX_FM_DEPTH:
+            self.truncated = True
+            return None
+        if isinstance(value, dict):
+            return self._mapping(value, depth)
+        if isinstance(value, (set, frozenset)):
+            return self._sequence(sorted(value, key=str), depth)
+        if isinstance(value, (list, tuple)):
+            return self._sequence(value, depth)
+        return _json_scalar(value)
+
+    def _mapping(self, value: dict, depth: int) -> dict:
+        out = {}
+        for key, item in value.items():
+            if self.left <= 0:
+                self.truncated = True
+                break
+            out[_json_key(key)] = self.convert(item, depth + 1)
+        return out
+
+    def _sequence(self, value: Any, depth: int) -> list:
+        out = []
+        for item in value:
+            if self.left <= 0:
+                self.truncated = True
+                break
+            out.append(self.convert(item, depth + 1))
+        return out
+
+
+def _json_scalar(value: Any) -> Any:
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    return str(value)
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, bool):
+        return {None: "null", True: "true", False: "false"}[key]
+    return str(_json_scalar(key))
+
+
+# --- title, aliases, front matter tags --------------------------------------
+
+
+def _title(fm: dict, first_h1: str | None, path: str) -> str:
+    title = fm.get("title")
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    if first_h1:
+        return first_h1
+    name = re.split(r"[/\\]", path)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _aliases(fm: dict) -> tuple[str, ...]:
+    raw = fm.get("aliases", fm.get("alias"))
+    items = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    names = (item.strip() for item in items if isinstance(item, str))
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def _fm_tags(fm: dict) -> list[str]:
+    raw = fm.get("tags", fm.get("tag"))
+    items = raw if isinstance(raw, list) else [raw]
+    words = []
+    for item in items:
+        if isinstance(item, (int, float)) and not isinstance(item, bool):
+            item = str(item)
+        if isinstance(item, str):
+            words.extend(_TAG_SPLIT.split(item))
+    tags = (word.lstrip("#").rstrip("/").lower() for word in words)
+    return [tag for tag in tags if tag]
+
+
+# --- links, inline tags, block ids ------------------------------------------
+
+
+class _Collector:
+    """Walks block tokens once, gathering links, tags, block ids and the first H1."""
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+        self.links: list[Link] = []
+        self.tags: list[str] = []
+        self.block_ids: list[str] = []
+        self.first_h1: str | None = None
+
+    def scan(self, tokens: list[Token]) -> None:
+        """Visit every inline token; code, fences and HTML blocks have none."""
+        base, prev = 0, None
+        for tok in tokens:
+            if tok.map:
+                base = tok.map[0]
+            if tok.type == "inline":
+                self._block_context(tok, prev)
+                self._inline(tok.children or [], base)
+            prev = tok
+
+    def _block_context(self, tok: Token, prev: Token | None) -> None:
+        if prev is None:
+            return
+        if prev.type == "paragraph_open":
+            self.block_ids.extend(_BLOCK_ID.findall(tok.content))
+        elif prev.type == "heading_open" and prev.tag == "h1" and prev.level == 0:
+            if self.first_h1 is None:
+                self.first_h1 = _plain(tok.children or []) or None
+
+    def _inline(self, children: list[Token], base: int) -> None:
+        walk = _InlineWalk(self, base)
+        for tok in children:
+            walk.feed(tok)
+        walk.flush()
+
+    def add_run(self, run: str, first_line: int) -> None:
+        """Collect the wiki-links and tags of one stretch of plain text."""
+        has_links = "[[" in run
+        if has_links:
+            self._wiki_links(run, first_line)
+        if "#" in run:
+            # Split out the wiki-links so that "[[#Heading]]" is not a tag.
+            gaps = _WIKI.split(run)[::3] if has_links else [run]
+            for gap in gaps:
+                self.tags.extend(_inline_tags(gap))
+
+    def _wiki_links(self, run: str, first_line: int) -> None:
+        pos = newlines = 0
+        for match in _WIKI.finditer(run):
+            newlines += run.count("\n", pos, match.start())
+            pos = match.start()
+            link = _wiki_link(match, self.offset + first_line + newlines + 1)
+            if link is not None:
+                self.links.append(link)
+
+    def add_md_link(self, pending: list | None) -> None:
+        """Record a finished markdown link started by _md_link_start."""
+        if pending is None:
+            return
+        target, fragment, line, label = pending
+        heading, block = _split_fragment(fragment)
+        text = " ".join("".join(label).split()) or None
+        self.links.append(Link(target, "markdown", heading, block, text, self.offset + line + 1))
+
+
+class _InlineWalk:
+    """Reads one inline token's children left to right, in runs of plain text."""
+
+    def __init__(self, sink: _Collector, base: int) -> None:
+        self.sink = sink
+        self.base = base
+        self.line = 0  # line breaks passed so far within the inline token
+        self.start = 0  # self.line where the current run began
+        self.parts: list[str] = []
+        self.md_link: list | None = None
+        self.in_autolink = False
+
+    def feed(self, tok: Token) -> None:
+        """Take the next child token."""
+        if tok.type in _RUN_TYPES and not self.in_autolink:
+            self._text(tok)
+            return
+        self.flush()
+        if tok.type == "link_open":
+            self.in_autolink = tok.markup == "autolink"
+            self.md_link = None if self.in_autolink else _md_link_start(tok, self.base + self.line)
+        elif tok.type == "link_close":
+            self.sink.add_md_link(self.md_link)
+            self.md_link, self.in_autolink = None, False
+        elif tok.type == "code_inline":
+            self.line += tok.meta.get("newlines", 0)
+            self._label(tok.content)
+        elif tok.type == "html_inline":
+            self.line += tok.content.count("\n")
+
+    def flush(self) -> None:
+        """Hand the current run of text to the collector."""
+        if self.parts:
+            self.sink.add_run("".join(self.parts), self.base + self.start)
+            self.parts = []
+
+    def _text(self, tok: Token) -> None:
+        if not self.parts:
+            self.start = self.line
+        if tok.type in _BREAKS:
+            self.parts.append("\n")
+            self.line += 1
+            self._label(" ")
+            return
+        escaped_hash = tok.type == "text_special" and tok.markup == "\\#"
+        self.parts.append(_ESCAPED_HASH if escaped_hash else tok.content)
+        self._label(tok.content)
+
+    def _label(self, text: str) -> None:
+        if self.md_link is not None:
+            self.md_link[3].append(text)
+
+
+def _plain(children: list[Token]) -> str:
+    """The visible text of an inline token: what a reader sees, without markup."""
+    words = [" " if c.type in _BREAKS else c.content for c in children if c.type in _PLAIN_TYPES]
+    return " ".join("".join(words).split())
+
+
+def _wiki_link(match: re.Match, line: int) -> Link | None:
+    inner = match.group(2).replace("\\|", "|")
+    ref, _, label = inner.partition("|")
+    target, _, fragment = ref.partition("#")
+    heading, block = _split_fragment(fragment)
+    target = target.strip()
+    if not (target or heading or block):
+        return None
+    kind = "embed" if match.group(1) else "wiki"
+    return Link(target, kind, heading, block, label.strip() or None, line)
+
+
+def _split_fragment(fragment: str) -> tuple[str | None, str | None]:
+    """(heading, block id) named by the part of a link after '#'."""
+    fragment = fragment.strip()
+    if fragment.startswith("^"):
+        return None, fragment[1:].strip() or None
+    return fragment or None, None
+
+
+def _md_link_start(tok: Token, line: int) -> list | None:
+    """[target, fragment, line, label parts] for a link to a local .md file, else None."""
+    href = str(tok.attrs.get("href", ""))
+    if not href or href.startswith("#") or _SCHEME.match(href):
+        return None
+    path, _, fragment = href.partition("#")
+    target = unquote(path)
+    if not target.lower().endswith(".md"):
+        return None
+    return [target, unquote(fragment), line, []]
+
+
+def _inline_tags(text: str) -> list[str]:
+    tags = []
+    for raw in _TAG.findall(_URL.sub(" ", text)):
+        tag = raw.rstrip("/").lower()
+        if tag and not tag.replace("/", "").isdigit():
+            tags.append(tag)
+    return tags
+
+
+# --- chunks -----------------------------------------------------------------
+
+
+@dataclass
+class _Section:
+    heading: str
+    starts: list[int]  # first line of each block; starts[0] opens the section
+    end: int
+
+
+def _chunks(lines: list[str], tokens: list[Token], limit: int) -> tuple[Chunk, ...]:
+    """Split the body at headings, then long sections at block boundaries."""
+    sections = _merge_small(_sections(lines, tokens), lines, limit)
+    prefix = [0]
+    for text in lines:
+        prefix.append(prefix[-1] + len(text) + 1)
+    pieces = []
+    for section in sections:
+        for start, end in _pack(section, prefix, limit):
+            text = "\n".join(lines[start:end]).strip()
+            pieces.extend((section.heading, part) for part in _cut(text, limit))
+    return tuple(Chunk(i, heading, text) for i, (heading, text) in enumerate(pieces) if text)
+
+
+def _sections(lines: list[str], tokens: list[Token]) -> list[_Section]:
+    starts = sorted({tok.map[0] for tok in tokens if tok.map and _is_block_start(tok)})
+    sections = [_Section("", [0], len(lines))]
+    trail: list[tuple[int, str]] = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.level == 0 and tok.map:
+            level = int(tok.tag[1:])
+            while trail and trail[-1][0] >= level:
+                trail.pop()
+            trail.append((level, _plain(tokens[i + 1].children or [])))
+            sections[-1].end = tok.map[0]
+            path = " > ".join(name for _, name in trail)
+            sections.append(_Section(path, [tok.map[0]], len(lines)))
+    _distribute(sections, starts)
+    return sections
+
+
+def _is_block_start(tok: Token) -> bool:
+    # Top-level blocks, plus the items of top-level lists so a long list splits.
+    return tok.nesting >= 0 and (tok.level == 0 or tok.type == "list_item_open" and tok.level == 1)
+
+
+def _distribute(sections: list[_Section], starts: list[int]) -> None:
+    i = 0
+    for section in sections:
+        while i < len(starts) and starts[i] < section.end:
+            if starts[i] > section.starts[0]:
+                section.starts.append(starts[i])
+            i += 1
+
+
+def _merge_small(sections: list[_Section], lines: list[str], limit: int) -> list[_Section]:
+    """Fold tiny sections (a lone heading, a one-liner) into the section after them."""
+    out: list[_Section] = []
+    carry: list[int] = []
+    for i, section in enumerate(sections):
+        starts = carry + section.starts
+        size = len("\n".join(lines[starts[0]:section.end]).strip())
+        carry = []
+        if size == 0:
+            continue
+        if size < _MIN_SECTION_CHARS and i < len(sections) - 1:
+            carry = starts
+            continue
+        if size < _MIN_SECTION_CHARS and out and _fits(out[-1], section, lines, limit):
+            out[-1].starts.extend(starts)
+            out[-1].end = section.end
+            continue
+        out.append(_Section(section.heading, starts, section.end))
+    return out
+
+
+def _fits(before: _Section, after: _Section, lines: list[str], limit: int) -> bool:
+    return len("\n".join(lines[before.starts[0]:after.end]).strip()) <= limit
+
+
+def _pack(section: _Section, prefix: list[int], limit: int) -> list[tuple[int, int]]:
+    """Greedily group consecutive blocks into (start, end) line ranges of <= limit chars."""
+    bounds = section.starts + [section.end]
+    pieces = []
+    first = bounds[0]
+    for block_start, block_end in zip(bounds, bounds[1:], strict=False):
+        if prefix[block_end] - prefix[first] - 1 > limit and block_start > first:
+            pieces.append((first, block_start))
+            first = block_start
+    pieces.append((first, section.end))
+    return pieces
+
+
+def _cut(text: str, limit: int) -> list[str]:
+    """Cut one oversized block into pieces of at most limit * _HUGE_FACTOR chars."""
+    size = limit * _HUGE_FACTOR
+    if len(text) <= size:
+        return [text]
+    pieces, start = [], 0
+    while len(text) - start > size:
+        end = _break_point(text, start, size)
+        pieces.append(text[start:end].strip())
+        start = end
+    pieces.append(text[start:].strip())
+    return [piece for piece in pieces if piece]
+
+
+def _break_point(text: str, start: int, size: int) -> int:
+    # Prefer a line break, then a space, in the second half of the window.
+    for sep in ("\n", " "):
+        at = text.rfind(sep, start + size // 2, start + size)
+        if at > start:
+            return at
+    return start + size

@@ -1,0 +1,142 @@
+"""Everything the user sees: rich tables and progress on stderr/stdout, and JSON documents.
+
+The only module that imports rich. stdout is data, stderr is people.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass
+from datetime import date, datetime
+
+_err_console = None
+_out_console = None
+
+
+def _console(stderr: bool):
+    global _err_console, _out_console
+    from rich.console import Console
+
+    if stderr:
+        _err_console = _err_console or Console(stderr=True, no_color="NO_COLOR" in os.environ)
+        return _err_console
+    _out_console = _out_console or Console(no_color="NO_COLOR" in os.environ)
+    return _out_console
+
+
+def _default(obj):
+    if isinstance(obj, datetime | date):
+        return obj.isoformat()
+    if is_dataclass(obj):
+        return asdict(obj)
+    if hasattr(obj, "item"):  # numpy scalars
+        return obj.item()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def emit_json(doc) -> None:
+    """Exactly one JSON document on stdout."""
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=_default) + "\n")
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(message + "\n")
+
+
+@contextmanager
+def progress(enabled: bool) -> Iterator:
+    """A progress callback drawing a bar on a terminal's stderr; a no-op elsewhere."""
+    if not (enabled and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=_console(True), transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield update
+
+
+def index_report(report, as_json: bool) -> None:
+    data = report.as_dict()
+    if as_json:
+        emit_json(data)
+        return
+    for w in report.warnings:
+        warn(f"warning: {w[0]}{':' + str(w[1]) if w[1] else ''}: {w[2]}")
+    warn(f"indexed in {report.seconds:.2f}s: {report.new} new, {report.modified} modified, "
+         f"{report.moved} moved, {report.deleted} deleted, {report.unchanged} unchanged; "
+         f"{report.embedded} chunks embedded; {len(report.warnings)} warnings")
+
+
+def query_result(result, as_json: bool, explain: bool = False) -> None:
+    if as_json:
+        emit_json(query_doc(result, explain))
+        return
+    from rich.table import Table
+
+    if not result.results:
+        warn("no results")
+        return
+    table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
+    for col in ("#", "score", "note", "snippet"):
+        table.add_column(col, overflow="fold")
+    for hit in result.results:
+        mark = " [bold yellow]↑fires[/]" if hit.firing else ""
+        pin = " [bold]📌[/]" if hit.pinned else ""
+        table.add_row(str(hit.rank), f"{hit.score:.3f}",
+                      f"[bold]{hit.title}[/]{mark}{pin}\n[dim]{hit.path}[/]", hit.snippet)
+        if explain and hit.explain:
+            table.add_row("", "", "[dim]explain[/]", _explain_line(hit.explain))
+    _console(False).print(table)
+
+
+def _explain_line(explain: dict) -> str:
+    return "  ".join(f"{k}={v}" for k, v in explain.items())
+
+
+def query_doc(result, explain: bool = False) -> dict:
+    results = []
+    for hit in result.results:
+        row = {
+            "rank": hit.rank, "path": hit.path, "title": hit.title, "score": hit.score,
+            "cosine": hit.cosine, "salience": hit.salience, "firing": hit.firing,
+            "pinned": hit.pinned, "commitments": hit.commitments, "snippet": hit.snippet,
+            "heading": hit.heading,
+        }
+        if explain and hit.explain is not None:
+            row["explain"] = hit.explain
+        results.append(row)
+    return {"query": result.query, "now": result.now.isoformat(timespec="seconds"),
+            "weight": result.weight, "fire_weight": result.fire_weight,
+            "candidates": result.candidates, "seconds": result.seconds, "results": results}
+
+
+def status(doc: dict, as_json: bool) -> None:
+    if as_json:
+        emit_json(doc)
+        return
+    out = _console(False)
+    c = doc["counts"]
+    out.print(f"[bold]vault[/] {doc['vault']}\n[bold]store[/] {doc['db']}")
+    out.print(f"notes {c['notes']} (deleted {c['deleted']}), chunks {c['chunks']}, "
+              f"vectors {c['vectors']}, links {c['links']} "
+              f"(unresolved {c['unresolved_links']}), tags {c['tags']}, ops {c['ops']}")
+    for run in doc["last_runs"].values():
+        if run:
+            out.print(f"last {run['kind']}: {run['finished'] or run['started']} ({run['status']})")
+    for link in doc["unresolved_links"][:20]:
+        out.print(f"[yellow]unresolved[/] {link['source']}:{link['line']} → [[{link['target']}]]")
+    for w in doc["warnings"][:50]:
+        out.print(f"[yellow]warning[/] {w['path']}{':' + str(w['line']) if w['line'] else ''}: "
+                  f"{w['message']}", highlight=False)

@@ -1,0 +1,56 @@
+"""What is indexed: counts, last runs, unresolved links, warnings, effective settings."""
+
+from __future__ import annotations
+
+import json
+
+from .config import Settings
+from .store import Store
+
+ATTACHMENT_HINT = "target_raw NOT GLOB '*.[a-zA-Z0-9]*' OR lower(target_raw) GLOB '*.md'"
+
+
+def gather(store: Store, settings: Settings) -> dict:
+    """The `vaultmem status` document."""
+    q = store.execute
+
+    def one(sql: str, params=()) -> int:
+        return q(sql, params).fetchone()[0]
+
+    unresolved = q(
+        "SELECT n.path, l.line, l.target_raw, l.kind FROM links l "
+        "JOIN notes n ON n.id = l.source_id "
+        f"WHERE n.deleted = 0 AND l.target_id IS NULL AND ({ATTACHMENT_HINT}) "
+        "ORDER BY n.path, l.line"
+    ).fetchall()
+    counts = {
+        "notes": one("SELECT count(*) FROM notes WHERE deleted = 0"),
+        "deleted": one("SELECT count(*) FROM notes WHERE deleted = 1"),
+        "chunks": one("SELECT count(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
+                      "WHERE n.deleted = 0"),
+        "vectors": one("SELECT count(*) FROM vectors"),
+        "links": one("SELECT count(*) FROM links l JOIN notes n ON n.id = l.source_id "
+                     "WHERE n.deleted = 0"),
+        "unresolved_links": len(unresolved),
+        "tags": one("SELECT count(DISTINCT tag) FROM tags"),
+        "ops": one("SELECT count(*) FROM ops"),
+    }
+    return {
+        "vault": str(settings.vault), "db": str(settings.db), "counts": counts,
+        "last_runs": {kind: _last_run(store, kind) for kind in ("index", "salience")},
+        "unresolved_links": [{"source": p, "line": ln, "target": t, "kind": k}
+                             for p, ln, t, k in unresolved],
+        "warnings": [{"path": p, "line": ln, "message": m} for p, ln, m in q(
+            "SELECT path, line, message FROM warnings ORDER BY path, line")],
+        "config": settings.as_dict(),
+    }
+
+
+def _last_run(store: Store, kind: str) -> dict | None:
+    row = store.execute(
+        "SELECT kind, started, finished, status, counts FROM runs WHERE kind = ? "
+        "ORDER BY id DESC LIMIT 1", [kind]).fetchone()
+    if not row:
+        return None
+    return {"kind": row[0], "started": row[1], "finished": row[2], "status": row[3],
+            "counts": json.loads(row[4]) if row[4] else None}

@@ -1,0 +1,264 @@
+"""The SQLite store: opening (WAL, migrations), and the reads and writes the core needs.
+
+All SQL lives here. Callers get plain tuples/dataclasses back and wrap a
+sequence of writes in `store.atomic()`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from sqlite_utils import Database
+
+from . import migrations
+from .errors import NoIndexError, VaultmemError
+
+
+@dataclass(frozen=True)
+class StoredNote:
+    id: int
+    path: str
+    size: int | None
+    mtime_ns: int | None
+    hash: str | None
+    deleted: bool
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Every live chunk vector, rows grouped by note (for a per-note max)."""
+
+    chunk_ids: np.ndarray
+    note_ids: np.ndarray
+    vectors: np.ndarray  # float32 (n, dim), unit-normalised
+    starts: np.ndarray  # index of each note's first row, for np.maximum.reduceat
+
+
+class Store:
+    """A vaultmem database. Open with `Store.open(path)`."""
+
+    def __init__(self, db: Database, path: Path):
+        self.db = db
+        self.path = path
+        self._matrix: tuple[tuple, Matrix] | None = None
+        self._titles: tuple[tuple, dict] | None = None
+
+    @classmethod
+    def open(cls, path: Path, *, create: bool = False, vault: Path | None = None) -> Store:
+        """Open (and migrate) the store; without `create`, a missing store is an error."""
+        path = Path(path)
+        if not path.exists():
+            if not create:
+                raise NoIndexError(path, vault or ".")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = Database(path, execute_plugins=False)
+            db.execute("PRAGMA busy_timeout = 10000")
+            db.enable_wal()
+            db.execute("PRAGMA synchronous = NORMAL")
+            migrations.apply(db)
+        except sqlite3.DatabaseError as exc:
+            raise VaultmemError(f"{path}: not a usable vaultmem store ({exc})") from None
+        return cls(db, path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        with self.db.atomic():
+            yield
+
+    def execute(self, sql: str, params: Iterable = ()) -> sqlite3.Cursor:
+        return self.db.execute(sql, list(params))
+
+    # -- notes ---------------------------------------------------------------
+
+    def note_states(self) -> dict[str, StoredNote]:
+        rows = self.execute("SELECT id, path, size, mtime_ns, hash, deleted FROM notes")
+        return {r[1]: StoredNote(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows}
+
+    def upsert_note(self, path: str, fields: dict) -> int:
+        """Insert or update the row for `path`; return its id."""
+        cols = ["path", *fields]
+        sql = (
+            f"INSERT INTO notes ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
+            f"ON CONFLICT(path) DO UPDATE SET {', '.join(f'{c} = excluded.{c}' for c in fields)} "
+            "RETURNING id"
+        )
+        return self.execute(sql, [path, *fields.values()]).fetchone()[0]
+
+    def update_note(self, note_id: int, fields: dict) -> None:
+        sets = ", ".join(f"{c} = ?" for c in fields)
+        self.execute(f"UPDATE notes SET {sets} WHERE id = ?", [*fields.values(), note_id])
+
+    def replace_note_parts(self, note_id: int, chunks, links, tags, aliases) -> None:
+        """Swap a note's derived rows (chunks, links, tags, aliases) for new ones.
+
+        Raw executemany rather than sqlite-utils' insert_all: this runs once per
+        changed note, and insert_all introspects the table on every call.
+        """
+        conn = self.db.conn
+        for table in ("chunks", "tags", "aliases"):
+            conn.execute(f"DELETE FROM {table} WHERE note_id = ?", [note_id])
+        conn.execute("DELETE FROM links WHERE source_id = ?", [note_id])
+        conn.executemany(
+            "INSERT INTO chunks (note_id, ord, heading, text, hash) VALUES (?, ?, ?, ?, ?)",
+            [(note_id, *chunk) for chunk in chunks],
+        )
+        conn.executemany(
+            "INSERT INTO links (source_id, target_raw, kind, heading, block, label, line) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(note_id, *link) for link in links],
+        )
+        conn.executemany("INSERT OR IGNORE INTO tags (note_id, tag) VALUES (?, ?)",
+                         [(note_id, t) for t in tags])
+        conn.executemany("INSERT OR IGNORE INTO aliases (note_id, alias) VALUES (?, ?)",
+                         [(note_id, a) for a in aliases])
+
+    def live_notes_with_aliases(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for path, alias in self.execute(
+            "SELECT n.path, a.alias FROM notes n LEFT JOIN aliases a ON a.note_id = n.id "
+            "WHERE n.deleted = 0"
+        ):
+            out.setdefault(path, [])
+            if alias:
+                out[path].append(alias)
+        return out
+
+    def path_ids(self) -> dict[str, int]:
+        return dict(self.execute("SELECT path, id FROM notes WHERE deleted = 0"))
+
+    # -- links ---------------------------------------------------------------
+
+    def all_links(self) -> list[tuple]:
+        """(link id, source path, target_raw, kind, heading, block, line, current target id)."""
+        return self.execute(
+            "SELECT l.id, n.path, l.target_raw, l.kind, l.heading, l.block, l.line, l.target_id "
+            "FROM links l JOIN notes n ON n.id = l.source_id WHERE n.deleted = 0"
+        ).fetchall()
+
+    def resolved_pairs(self) -> set[tuple[int, int]]:
+        return set(self.execute(
+            "SELECT DISTINCT source_id, target_id FROM links WHERE target_id IS NOT NULL"
+        ))
+
+    def set_link_targets(self, updates: Iterable[tuple[int | None, int]]) -> None:
+        self.db.conn.executemany("UPDATE links SET target_id = ? WHERE id = ?", updates)
+
+    # -- ops, runs, warnings, meta -------------------------------------------
+
+    def add_op(self, ts: str, op: str, note_id=None, entry_id=None, detail=None) -> None:
+        self.execute(
+            "INSERT INTO ops (ts, op, note_id, entry_id, detail) VALUES (?, ?, ?, ?, ?)",
+            [ts, op, note_id, entry_id, json.dumps(detail or {}, ensure_ascii=False)],
+        )
+
+    def start_run(self, kind: str, started: str) -> int:
+        with self.atomic():
+            return self.db["runs"].insert(
+                {"kind": kind, "started": started, "status": "running"}
+            ).last_pk
+
+    def finish_run(self, run_id: int, finished: str, status: str, counts: dict) -> None:
+        with self.atomic():
+            self.db["runs"].update(
+                run_id, {"finished": finished, "status": status, "counts": json.dumps(counts)}
+            )
+
+    def replace_warnings(self, source: str, paths: Iterable[str] | None, rows) -> None:
+        """Drop the warnings of `source` (for `paths`, or all if None), then add `rows`."""
+        if paths is None:
+            self.execute("DELETE FROM warnings WHERE source = ?", [source])
+        else:
+            self.db.conn.executemany(
+                "DELETE FROM warnings WHERE source = ? AND path = ?", [(source, p) for p in paths]
+            )
+        self.db["warnings"].insert_all(
+            ({"path": p, "line": ln, "message": m, "source": source} for p, ln, m in rows)
+        )
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db["meta"].upsert({"key": key, "value": value}, pk="key")
+
+    # -- vectors ---------------------------------------------------------------
+
+    def missing_vectors(self, fingerprint: str) -> list[tuple[str, str, str, str]]:
+        """(hash, title, heading, text) of live chunks with no vector under `fingerprint`."""
+        return self.execute(
+            "SELECT c.hash, MIN(n.title), MIN(c.heading), MIN(c.text) "
+            "FROM chunks c JOIN notes n ON n.id = c.note_id AND n.deleted = 0 "
+            "LEFT JOIN vectors v ON v.hash = c.hash AND v.fingerprint = ? "
+            "WHERE v.hash IS NULL GROUP BY c.hash "
+            "UNION SELECT e.cond_hash, '', '', MIN(e.condition) FROM entries e "
+            "LEFT JOIN vectors v ON v.hash = e.cond_hash AND v.fingerprint = ? "
+            "WHERE e.present = 1 AND e.cond_hash IS NOT NULL AND v.hash IS NULL "
+            "GROUP BY e.cond_hash",
+            [fingerprint, fingerprint],
+        ).fetchall()
+
+    def vectors_for(self, fingerprint: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        if not hashes:
+            return {}
+        marks = ",".join("?" * len(hashes))
+        rows = self.execute(f"SELECT hash, vector FROM vectors WHERE fingerprint = ? AND hash IN "
+                            f"({marks})", [fingerprint, *hashes])
+        return {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows}
+
+    def put_vectors(self, fingerprint: str, rows: Iterable[tuple[str, bytes]]) -> None:
+        self.db.conn.executemany(
+            "INSERT OR REPLACE INTO vectors (hash, fingerprint, vector) VALUES (?, ?, ?)",
+            ((h, fingerprint, blob) for h, blob in rows),
+        )
+
+    def _version(self) -> tuple[int, int]:
+        """Changes whenever any connection commits a write (for in-process caches)."""
+        return self.execute("PRAGMA data_version").fetchone()[0], self.db.conn.total_changes
+
+    def note_titles(self) -> dict[int, tuple[str, str]]:
+        """{note id: (path, title)} of live notes, cached like `matrix`."""
+        version = self._version()
+        if self._titles and self._titles[0] == version:
+            return self._titles[1]
+        rows = self.execute("SELECT id, path, title FROM notes WHERE deleted = 0")
+        titles = {r[0]: (r[1], r[2]) for r in rows}
+        self._titles = (version, titles)
+        return titles
+
+    def chunk_texts(self, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self.execute(f"SELECT id, heading, text FROM chunks WHERE id IN ({marks})",
+                            chunk_ids)
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def matrix(self, fingerprint: str, dim: int) -> Matrix:
+        """All live chunk vectors, cached until another write changes the database."""
+        version = self._version()
+        if self._matrix and self._matrix[0] == (fingerprint, version):
+            return self._matrix[1]
+        rows = self.execute(
+            "SELECT c.id, c.note_id, v.vector FROM chunks c "
+            "JOIN notes n ON n.id = c.note_id AND n.deleted = 0 "
+            "JOIN vectors v ON v.hash = c.hash AND v.fingerprint = ? "
+            "ORDER BY c.note_id, c.ord",
+            [fingerprint],
+        ).fetchall()
+        chunk_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        note_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+        vectors = vectors.reshape(len(rows), dim) if rows else np.zeros((0, dim), np.float32)
+        starts = np.flatnonzero(np.r_[True, note_ids[1:] != note_ids[:-1]]) if rows else note_ids
+        matrix = Matrix(chunk_ids, note_ids, vectors, starts)
+        self._matrix = ((fingerprint, version), matrix)
+        return matrix

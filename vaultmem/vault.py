@@ -1,0 +1,152 @@
+"""Walking the vault folder and planning what changed, as pure as it can be.
+
+`scan` only stats (it never reads file contents); `plan_changes` is a pure
+function over {path: stat} and {path: stored} maps plus a hash function that is
+called only for files whose size or mtime differ from the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .store import StoredNote
+
+
+@dataclass(frozen=True)
+class FileStat:
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class Scan:
+    files: dict[str, FileStat]  # vault-relative posix path -> stat
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
+
+
+@dataclass(frozen=True)
+class ChangePlan:
+    new: list[str]
+    modified: list[str]
+    moved: list[tuple[str, str]]  # (old path, new path); same content
+    deleted: list[str]
+    touched: list[str]  # stat changed, content did not: refresh the stat only
+    unchanged: int
+    hashes: dict[str, str]  # every hash computed while planning
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.new or self.modified or self.moved or self.deleted)
+
+
+def scan(root: Path, skip: tuple[Path, ...] = ()) -> Scan:
+    """Every `.md` file under root (dot-names skipped), following symlinks only inside it."""
+    root = root.resolve()
+    files: dict[str, FileStat] = {}
+    warnings: list[tuple[str, str]] = []
+    skip_real = {p.resolve() for p in skip}
+    _walk(root, root, "", {root}, skip_real, files, warnings)
+    return Scan(files, warnings)
+
+
+def _walk(root, folder, prefix, seen, skip, files, warnings) -> None:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as exc:
+        warnings.append((prefix or ".", f"cannot list folder ({exc.strerror}): skipped"))
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        rel = prefix + entry.name
+        real = _inside(root, entry, rel, warnings)
+        if real is None or real in skip:
+            continue
+        if entry.is_dir(follow_symlinks=True):
+            if real in seen:
+                warnings.append((rel, "symlink loop: folder already visited, skipped"))
+                continue
+            _walk(root, real, rel + "/", seen | {real}, skip, files, warnings)
+        elif entry.name.lower().endswith(".md"):
+            _add_file(entry, rel, files, warnings)
+
+
+def _inside(root: Path, entry: os.DirEntry, rel: str, warnings) -> Path | None:
+    """The entry's real path if it stays inside the vault, else None (with a warning)."""
+    if not entry.is_symlink():
+        return Path(entry.path)
+    try:
+        real = Path(entry.path).resolve(strict=True)
+    except (OSError, RuntimeError):
+        warnings.append((rel, "broken or looping symlink: skipped"))
+        return None
+    if real != root and root not in real.parents:
+        warnings.append((rel, "symlink points outside the vault: not followed"))
+        return None
+    return real
+
+
+def _add_file(entry: os.DirEntry, rel: str, files, warnings) -> None:
+    try:
+        st = entry.stat(follow_symlinks=True)
+    except OSError as exc:
+        warnings.append((rel, f"cannot stat file ({exc.strerror}): skipped"))
+        return
+    files[rel] = FileStat(st.st_size, st.st_mtime_ns)
+
+
+def plan_changes(
+    disk: dict[str, FileStat],
+    stored: dict[str, StoredNote],
+    hash_of: Callable[[str], str | None],
+    *,
+    full: bool = False,
+) -> ChangePlan:
+    """Classify every path. `hash_of(path)` is called only where size/mtime differ (or `full`)."""
+    hashes: dict[str, str] = {}
+    new, modified, touched, unchanged = [], [], [], 0
+    for path, st in disk.items():
+        old = stored.get(path)
+        same_stat = old and not old.deleted and (old.size, old.mtime_ns) == (st.size, st.mtime_ns)
+        if same_stat and not full:
+            unchanged += 1
+            continue
+        digest = hash_of(path)
+        if digest is not None:
+            hashes[path] = digest
+        if old is None or old.deleted:
+            new.append(path)
+        elif digest is not None and digest == old.hash and not full:
+            touched.append(path)
+        else:
+            modified.append(path)
+    gone = [p for p, old in stored.items() if not old.deleted and p not in disk]
+    moved, deleted = _pair_moves(gone, new, stored, hashes)
+    moved_to = {dst for _, dst in moved}
+    new = [p for p in new if p not in moved_to]
+    return ChangePlan(sorted(new), sorted(modified), moved, sorted(deleted), sorted(touched),
+                      unchanged, hashes)
+
+
+def _pair_moves(gone, new, stored, hashes) -> tuple[list[tuple[str, str]], list[str]]:
+    """A vanished path and a new path with the same content hash are one moved note."""
+    by_hash: dict[str, list[str]] = {}
+    for path in sorted(new):
+        if path in hashes and (stored.get(path) is None):
+            by_hash.setdefault(hashes[path], []).append(path)
+    moved, deleted = [], []
+    for path in sorted(gone):
+        candidates = by_hash.get(stored[path].hash or "", [])
+        if candidates:
+            moved.append((path, candidates.pop(0)))
+        else:
+            deleted.append(path)
+    return moved, deleted
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
