@@ -89,8 +89,10 @@ def test_query_in_prefix_filters_structurally(indexed, capsys):
 def test_edit_rename_delete_are_logged_and_vectors_reused(tmp_path, capsys):
     vault = tmp_path / "vault"
     (vault / "sub").mkdir(parents=True)
-    (vault / "a.md").write_text("---\ntitle: Alpha\n---\n# Alpha\n\nThe boiler needs a service.\n"
-                                "\n## Later\n\nCall the heating engineer about [[b]].\n")
+    (vault / "a.md").write_text(
+        "---\ntitle: Alpha\n---\n# Alpha\n\nThe boiler needs a service before the winter, and "
+        "the radiator in the hall stays cold at the top.\n\n## Later\n\nCall the heating "
+        "engineer about [[b]] and ask whether the pressure valve should be replaced too.\n")
     (vault / "b.md").write_text("# Bravo\n\nBread recipe with rye flour.\n")
     (vault / "c.md").write_text("# Charlie\n\nNotes about the garden fence.\n")
     first = cli_json(capsys, "index", vault)

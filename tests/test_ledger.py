@@ -158,7 +158,7 @@ def test_project_field_and_project_tag():
 
 def test_block_id():
     entry = one("- [ ] Replace the valve [[Bathroom]] 📅 2026-08-15 ^c-valve")
-    assert (entry.block_id, entry.action) == ("c-valve", "Replace the valve Bathroom")
+    assert (entry.block_id, entry.action) == ("c-valve", "Replace the valve")
     assert one("- [ ] Mid ^notid text").block_id is None
 
 
@@ -701,3 +701,22 @@ def test_mass_edit_keeps_every_identity():
     assert sorted((i, e.due.day, kinds(result, i)) for i, e, _ in result) == sorted(
         (f"id{n}", n % 28 + 1, ["overridden"]) for n in range(40)
     )
+
+
+def test_links_inside_field_values_stay_in_those_fields():
+    entry = one("- [ ] Pay [project:: [[House]]] [when:: [[Jo]] calls] "
+                "[keywords:: [[Roof]], gutter] 📅 2026-08-15 [[X]]")
+    assert (entry.action, entry.project, entry.condition) == ("Pay", "House", "Jo calls")
+    assert entry.keywords == ("Roof", "gutter")
+    assert entry.links == ("House", "Jo", "Roof", "X")
+
+
+def test_block_id_does_not_change_the_action():
+    with_id = one("- [ ] Replace the valve [[Bathroom]] ^c-valve")
+    without = one("- [ ] Replace the valve [[Bathroom]]")
+    assert with_id.action == without.action == "Replace the valve"
+
+
+def test_when_form_counts_action_words_after_the_condition():
+    entry = one("- [ ] When guests come, call [[Jo]]")
+    assert (entry.condition, entry.action, entry.links) == ("guests come", "Call Jo", ("Jo",))

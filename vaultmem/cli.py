@@ -68,12 +68,13 @@ def index(
     from .embed import FastEmbedder
     from .indexer import index_vault
 
+    when = parse_now(now)
     settings = _settings(vault_arg or vault, db)
     if not settings.vault.is_dir():
         raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
     store = _open(settings, create=True)
     with render.progress(not json_) as bar:
-        report = index_vault(store, settings, FastEmbedder(settings), now=parse_now(now),
+        report = index_vault(store, settings, FastEmbedder(settings), now=when,
                              full=full, progress=bar)
     render.index_report(report, json_)
 
@@ -101,13 +102,14 @@ def query(
     from .embed import FastEmbedder
     from .rank import QueryOptions, run_query
 
+    when = parse_now(now)
     settings = _settings(vault, db, weight=weight)
     store = _open(settings)
     opts = QueryOptions(limit=limit, prefix=prefix, weight=settings.weight,
                         fire_weight=settings.fire_weight, prospective=not no_prospective,
                         floor=floor, include_closed=include_closed, explain=explain,
                         log_mentions=settings.query_mentions)
-    result = run_query(store, FastEmbedder(settings), text, opts, parse_now(now))
+    result = run_query(store, FastEmbedder(settings), text, opts, when)
     render.query_result(result, json_, explain)
 
 
@@ -124,19 +126,14 @@ def status(vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: domain errors exit 1 with one line, usage errors exit 2."""
-    import click
-
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv or bool(_env_debug())
     try:
         result = app(args=argv, prog_name="vaultmem", standalone_mode=False)
         return result if isinstance(result, int) else 0
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return exc.exit_code
-    except click.ClickException as exc:  # usage errors: exit 2
-        exc.show()
-        return exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Abort:
         sys.stderr.write("aborted\n")
         return 1
     except VaultmemError as exc:
@@ -145,11 +142,19 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"vaultmem: {exc}\n")
         return 1
     except Exception as exc:  # noqa: BLE001 - last resort: one line, not a traceback
+        if _is_usage_error(exc):  # typer vendors click: match its exceptions by shape
+            exc.show()
+            return exc.exit_code
         if debug:
             raise
         sys.stderr.write(f"vaultmem: internal error: {type(exc).__name__}: {exc} "
                          "(run with --debug for the traceback)\n")
         return 1
+
+
+def _is_usage_error(exc: Exception) -> bool:
+    return any(cls.__name__ in ("ClickException", "UsageError") for cls in type(exc).__mro__) \
+        and hasattr(exc, "show")
 
 
 def _env_debug() -> str | None:

@@ -279,13 +279,16 @@ def _parse_task(
     if mark not in STATUS_BY_MARK:
         return None, [LedgerWarning(number, f"unknown task status '[{mark}]': use [ ], [x] or [-]")]
     draft = _draft(number, match["body"])
-    _drop_links_after_metadata(draft)
+    after_meta = _links_after_metadata(draft)
     for step in (_take_fields, _take_emoji, _take_tags):
         step(draft)
-    _drop_trailing_links(draft)
     block = _BLOCK_ID_RE.search(draft.text)
     if block:
         draft.text = draft.text[: block.start()]
+    # Only links still in the description: those inside field values stay shown there.
+    for index in after_meta & {int(i) for i in _PLACEHOLDER_RE.findall(draft.text)}:
+        _hide(draft, index)
+    _drop_trailing_links(draft)
     action, condition = _action_and_condition(draft)
     if not action:
         draft.warn("task has no text left once dates, fields and tags are removed: say what to do")
@@ -306,17 +309,17 @@ _META_START_RE = re.compile(
 _TRAILING_LINKS_RE = re.compile(f"(?:\\s*{_OPEN}\\d+{_CLOSE})+\\s*$")
 
 
-def _drop_links_after_metadata(draft: _Draft) -> None:
+def _links_after_metadata(draft: _Draft) -> set[int]:
     """Links that name what an entry concerns are not words of its action.
 
     In the Tasks convention metadata trails the description, so wiki-links after the
-    first emoji, field or tag are metadata: they stay in ``links`` (and in raw field
-    values) but are not shown in the action.
+    first emoji, field or tag are metadata: they stay in ``links`` but are not shown
+    in the action. Returns their placeholder indexes.
     """
     meta = _META_START_RE.search(draft.text)
-    if meta:
-        for index in _PLACEHOLDER_RE.findall(draft.text, meta.start()):
-            _hide(draft, int(index))
+    if not meta:
+        return set()
+    return {int(i) for i in _PLACEHOLDER_RE.findall(draft.text, meta.start())}
 
 
 def _drop_trailing_links(draft: _Draft) -> None:
@@ -327,6 +330,8 @@ def _drop_trailing_links(draft: _Draft) -> None:
         return
     indexes = [int(i) for i in _PLACEHOLDER_RE.findall(trailing.group(0))]
     head = draft.display(draft.text[: trailing.start()])
+    when = _WHEN_RE.match(head)
+    head = when.group(2) if when else head
     if all(draft.spans[i].target for i in indexes) and len(head.split()) >= 2:
         for i in indexes:
             _hide(draft, i)

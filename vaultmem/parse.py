@@ -24,8 +24,10 @@ _MAX_FM_NODES = 10_000
 _MAX_FM_DEPTH = 20
 _MIN_SECTION_CHARS = 80
 _HUGE_FACTOR = 4
-# Stands in for an escaped "\#" so that it never starts a tag.
-_ESCAPED_HASH = "\ue000"
+# Stands in for an escaped or entity-encoded '#', '[' or ']' ("\#", "&#91;"), so
+# that it never starts a tag or a wiki-link, as in Obsidian.
+_ESCAPED = "\ue000"
+_SYNTAX_CHARS = frozenset("#[]")
 
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 # Obsidian tags: '#' not glued to a word (so not "a#b", not "##"), then
@@ -412,8 +414,8 @@ class _InlineWalk:
             self.line += 1
             self._label(" ")
             return
-        escaped_hash = tok.type == "text_special" and tok.markup == "\\#"
-        self.parts.append(_ESCAPED_HASH if escaped_hash else tok.content)
+        escaped = tok.type == "text_special" and tok.content in _SYNTAX_CHARS
+        self.parts.append(_ESCAPED if escaped else tok.content)
         self._label(tok.content)
 
     def _label(self, text: str) -> None:
@@ -488,8 +490,8 @@ def _chunks(lines: list[str], tokens: list[Token], limit: int) -> tuple[Chunk, .
     for section in sections:
         for start, end in _pack(section, prefix, limit):
             text = "\n".join(lines[start:end]).strip()
-            pieces.extend((section.heading, part) for part in _cut(text, limit))
-    return tuple(Chunk(i, heading, text) for i, (heading, text) in enumerate(pieces) if text)
+            pieces.extend((section.heading, part) for part in _cut(text, limit) if part)
+    return tuple(Chunk(i, heading, text) for i, (heading, text) in enumerate(pieces))
 
 
 def _sections(lines: list[str], tokens: list[Token]) -> list[_Section]:
@@ -503,7 +505,7 @@ def _sections(lines: list[str], tokens: list[Token]) -> list[_Section]:
                 trail.pop()
             trail.append((level, _plain(tokens[i + 1].children or [])))
             sections[-1].end = tok.map[0]
-            path = " > ".join(name for _, name in trail)
+            path = " > ".join(name for _, name in trail if name)
             sections.append(_Section(path, [tok.map[0]], len(lines)))
     _distribute(sections, starts)
     return sections
