@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import parse
+from . import commitments, parse
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -91,8 +91,10 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     reader = _Reader(settings.vault, found.files, settings.max_file_bytes)
     plan = plan_changes(found.files, store.note_states(), reader.hash_of, full=full)
     linked_before = store.resolved_pairs()  # before re-parsing resets changed notes' links
-    _apply(store, settings, plan, found, reader, stamp, report, progress)
-    if plan.changed or full or store.get_meta("links_dirty") == "1":
+    ledgers: dict[str, tuple[int | None, str | None]] = {}
+    _apply(store, settings, plan, found, reader, stamp, report, progress, ledgers)
+    _sync_ledgers(store, ledgers, stamp, report)
+    if plan.changed or full or ledgers or store.get_meta("links_dirty") == "1":
         _resolve_links(store, linked_before, stamp, report)
     report.embedded = embed_missing(store, embedder, progress)
     walk_warnings = [(p, None, m) for p, m in found.warnings]
@@ -105,7 +107,8 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     return report
 
 
-def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, progress) -> None:
+def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, progress,
+           ledgers) -> None:
     report.unchanged, report.touched = plan.unchanged, len(plan.touched)
     report.deleted, report.moved = len(plan.deleted), len(plan.moved)
     states = store.note_states()
@@ -113,9 +116,12 @@ def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, prog
         for path in plan.deleted:
             store.update_note(states[path].id, {"deleted": 1, "changed_at": stamp})
             store.add_op(stamp, "deleted", states[path].id, detail={"path": path})
+            if _has_entries(store, path):
+                ledgers[path] = (states[path].id, None)
         for old, new in plan.moved:
             store.update_note(states[old].id, {"path": new})
             store.add_op(stamp, "moved", states[old].id, detail={"from": old, "to": new})
+            store.execute("UPDATE entries SET ledger_path = ? WHERE ledger_path = ?", [new, old])
         for path in plan.touched:
             st = found.files[path]
             store.update_note(states[path].id, {"size": st.size, "mtime_ns": st.mtime_ns})
@@ -128,13 +134,13 @@ def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, prog
         with store.atomic():
             for path, kind in todo[start:start + 500]:
                 _index_file(store, settings, path, kind, found.files[path], reader, plan, stamp,
-                            report)
+                            report, ledgers)
             store.set_meta("links_dirty", "1")
         if progress:
             progress("parse", min(start + 500, len(todo)), len(todo))
 
 
-def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) -> None:
+def _index_file(store, settings, path, kind, st, reader, plan, stamp, report, ledgers) -> None:
     """Parse one new/modified/moved file and replace its rows; log what happened."""
     prior = store.execute("SELECT id, deleted FROM notes WHERE path = ?", [path]).fetchone()
     data = reader.read(path)
@@ -156,6 +162,10 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) ->
     links = [(ln.target, ln.kind, ln.heading, ln.block, ln.label, ln.line) for ln in parsed.links]
     chunks = _chunk_rows(parsed) if text is not None else []
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases)
+    if commitments.is_ledger(path, fields["type"], settings):
+        ledgers[path] = (note_id, text or "")
+    elif _has_entries(store, path):
+        ledgers[path] = (note_id, None)  # no longer a ledger: its entries are removed
     if kind != "moved":
         op = "created" if prior is None else ("restored" if prior[1] else "modified")
         store.add_op(stamp, op, note_id, detail={"path": path, "hash": digest})
@@ -167,6 +177,20 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) ->
                                                              else [])
     store.replace_warnings("note", [path], messages)
     report.warnings.extend(messages)
+
+
+def _has_entries(store: Store, path: str) -> bool:
+    return store.execute("SELECT 1 FROM entries WHERE ledger_path = ? AND present = 1 LIMIT 1",
+                         [path]).fetchone() is not None
+
+
+def _sync_ledgers(store: Store, ledgers: dict, stamp: str, report: IndexReport) -> None:
+    """Reconcile every changed ledger note: typed revisions into the ops log."""
+    for path, (note_id, text) in sorted(ledgers.items()):
+        with store.atomic():
+            warnings = commitments.sync_ledger(store, path, note_id, text, stamp)
+            store.replace_warnings("ledger", [path], warnings)
+        report.warnings.extend(warnings)
 
 
 def _warn(store, report, path, message) -> None:
@@ -233,6 +257,7 @@ def _resolve_links(store: Store, before: set, stamp: str, report: IndexReport) -
             escaping.append((source, line, f"link to {target!r} leaves the vault: not followed"))
     with store.atomic():
         store.set_link_targets(updates)
+        commitments.resolve_entry_links(store, resolver, ids)
         for source_id, target_id in sorted(store.resolved_pairs() - before):
             if source_id != target_id:
                 store.add_op(stamp, "linked", target_id, detail={"source_id": source_id})
