@@ -109,8 +109,95 @@ def query(
                         fire_weight=settings.fire_weight, prospective=not no_prospective,
                         floor=floor, include_closed=include_closed, explain=explain,
                         log_mentions=settings.query_mentions)
-    result = run_query(store, FastEmbedder(settings), text, opts, when)
+    result = run_query(store, FastEmbedder(settings), text, opts, when, settings)
     render.query_result(result, json_, explain)
+
+
+@app.command()
+def salience(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+             debug: DebugOpt = False) -> None:
+    """Recompute every note's standing salience and its components (nightly, from cron)."""
+    from . import render
+    from .salience import run_salience
+
+    when = parse_now(now)
+    settings = _settings(vault, db)
+    store = _open(settings)
+    run_id = store.start_run("salience", when.isoformat(timespec="seconds"))
+    report = run_salience(store, settings, when)
+    store.finish_run(run_id, datetime.now().isoformat(timespec="seconds"), "ok",
+                     {"notes": report.notes, "seconds": report.seconds})
+    render.salience_report(report, json_)
+
+
+@app.command()
+def due(
+    context: Annotated[str | None, typer.Option(
+        "--context", help="The current situation, matched against trigger conditions.",
+        show_default=False)] = None,
+    show_all: Annotated[bool, typer.Option(
+        "--all", help="Also entries already reported today.")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """The due set now: open ledger entries that fire, and why."""
+    from . import render
+    from .commitments import due_set, note_paths
+
+    when = parse_now(now)
+    settings = _settings(vault, db)
+    store = _open(settings)
+    vec, fingerprint = None, None
+    from .embed import FastEmbedder, fingerprint_for
+
+    fingerprint = fingerprint_for(settings)
+    if context:
+        vec = FastEmbedder(settings).embed([context])[0]
+    firings = due_set(store, settings, when, context, vec, fingerprint, show_all)
+    rows = [{"id": f.entry.id, "action": f.entry.action, "why": f.why, "kind": f.kind,
+             "condition": f.entry.condition,
+             "due": f.entry.due.isoformat() if f.entry.due else None,
+             "ledger": f.entry.ledger_path, "line": f.entry.line,
+             "notes": note_paths(store, f.entry.note_ids), **f.details} for f in firings]
+    render.due(rows, when, context, json_)
+
+
+ledger_app = typer.Typer(help="List ledger entries; `ledger show ID` prints one entry's history.",
+                         invoke_without_command=True, no_args_is_help=False)
+app.add_typer(ledger_app, name="ledger")
+
+
+@ledger_app.callback()
+def ledger_list(
+    ctx: typer.Context,
+    show_all: Annotated[bool, typer.Option(
+        "--all", help="Include done, cancelled and removed entries.")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+) -> None:
+    """List ledger entries with status and history counts."""
+    if ctx.invoked_subcommand:
+        return
+    from . import render
+    from .commitments import list_entries
+
+    settings = _settings(vault, db)
+    render.ledger_list(list_entries(_open(settings), show_all), json_)
+
+
+@ledger_app.command("show")
+def ledger_show(
+    entry_id: Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.")],
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+) -> None:
+    """One entry's full history of revisions."""
+    from . import render
+    from .commitments import history
+
+    settings = _settings(vault, db)
+    doc = history(_open(settings), entry_id)
+    if doc is None:
+        raise VaultmemError(f"no ledger entry {entry_id!r}: `vaultmem ledger --all` lists them")
+    render.ledger_history(doc, json_)
 
 
 @app.command()

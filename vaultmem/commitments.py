@@ -210,3 +210,64 @@ def firing_now(store: Store, settings: Settings, now: datetime, context: str | N
     hashes = [e.cond_hash for e in entries if e.cond_hash]
     cond_vecs = store.vectors_for(fingerprint, hashes) if context_vec is not None else {}
     return fire(entries, now, settings, context, context_vec, cond_vecs)
+
+
+# -- due set and listings ----------------------------------------------------------
+
+def due_set(store: Store, settings: Settings, now: datetime, context: str | None,
+            context_vec: np.ndarray | None, fingerprint: str, show_all: bool) -> list[Firing]:
+    """The due set at `now`: open entries whose window arrived or whose trigger matched.
+
+    Each entry is reported at most once per day unless `show_all`; what is shown is
+    remembered in `due_log`.
+    """
+    firings = firing_now(store, settings, now, context, context_vec, fingerprint)
+    day = now.date().isoformat()
+    if not show_all:
+        seen = {row[0] for row in store.execute("SELECT entry_id FROM due_log WHERE day = ?",
+                                                [day])}
+        firings = [f for f in firings if f.entry.id not in seen]
+    with store.atomic():
+        store.db.conn.executemany("INSERT OR IGNORE INTO due_log (entry_id, day) VALUES (?, ?)",
+                                  [(f.entry.id, day) for f in firings])
+    return firings
+
+
+def note_paths(store: Store, ids: list[int]) -> list[str]:
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = dict(store.execute(f"SELECT id, path FROM notes WHERE id IN ({marks})", ids))
+    return [rows[i] for i in ids if i in rows]
+
+
+def list_entries(store: Store, include_closed: bool) -> list[dict]:
+    """Ledger entries with status and link targets; open ones only unless asked."""
+    where = "" if include_closed else "WHERE e.present = 1 AND e.status = 'open'"
+    rows = store.execute(
+        "SELECT e.id, e.status, e.present, e.action, e.condition, e.due, e.fires_from, "
+        "e.ledger_path, e.line, e.project, (SELECT count(*) FROM ops o WHERE o.entry_id = e.id) "
+        f"FROM entries e {where} ORDER BY e.present DESC, e.ledger_path, e.line").fetchall()
+    out = []
+    for r in rows:
+        links = store.execute(
+            "SELECT l.target_raw, n.path FROM entry_links l LEFT JOIN notes n ON n.id = "
+            "l.target_id WHERE l.entry_id = ? ORDER BY l.ord", [r[0]]).fetchall()
+        out.append({"id": r[0], "status": r[1] if r[2] else "removed", "action": r[3],
+                    "condition": r[4], "due": r[5], "fires_from": r[6], "ledger": r[7],
+                    "line": r[8], "project": r[9], "revisions": r[10],
+                    "links": [{"target": t, "path": p} for t, p in links]})
+    return out
+
+
+def history(store: Store, entry_id: str) -> dict | None:
+    """One entry as it stands, with every typed revision in order."""
+    row = store.execute("SELECT id, raw, status, present, ledger_path, line, first_seen "
+                        "FROM entries WHERE id = ?", [entry_id]).fetchone()
+    if row is None:
+        return None
+    revisions = [{"ts": ts, "kind": op, "detail": json.loads(detail or "{}")}
+                 for ts, op, detail in store.execute(
+                     "SELECT ts, op, detail FROM ops WHERE entry_id = ? ORDER BY id", [entry_id])]
+    return {"id": row[0], "raw": row[1], "status": row[2] if row[3] else "removed",
+            "ledger": row[4], "line": row[5], "first_seen": row[6], "revisions": revisions}

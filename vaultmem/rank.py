@@ -15,8 +15,12 @@ from datetime import datetime
 
 import numpy as np
 
+from . import commitments
+from .config import Settings
 from .embed import Embedder
 from .store import Store
+
+SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "recency")
 
 SNIPPET_CHARS = 240
 
@@ -62,8 +66,8 @@ class QueryResult:
 
 
 def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
-              now: datetime) -> QueryResult:
-    """Rank live notes for `text`."""
+              now: datetime, settings: Settings) -> QueryResult:
+    """Rank live notes for `text` (which is also the context for trigger matching)."""
     started = time.perf_counter()
     qvec = embedder.embed([text])[0]
     m = store.matrix(embedder.fingerprint, qvec.shape[0])
@@ -74,18 +78,95 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     cosine = np.maximum.reduceat(sims, m.starts)
     note_ids = m.note_ids[m.starts]
     eligible = _eligible(note_ids, titles, opts)
-    salience = np.zeros_like(cosine)
-    firing = np.zeros_like(cosine)
-    w = opts.weight if opts.prospective else 0.0
-    wf = opts.fire_weight if opts.prospective else 0.0
+    sal_rows = store.salience_rows() if opts.prospective else {}
+    salience = np.array([sal_rows.get(int(i), (0.0,))[0] for i in note_ids])
+    firings = (commitments.firing_now(store, settings, now, text, qvec, embedder.fingerprint)
+               if opts.prospective else [])
+    fired = _fired_notes(firings)
+    firing = np.array([1.0 if int(i) in fired else 0.0 for i in note_ids])
+    w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
     score = cosine * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
-    top = _top(score, opts.limit)
-    hits = _hits(store, m, sims, top, note_ids, cosine, salience, firing, score, titles)
+    top, pinned = _order(score, note_ids, fired, opts)
+    ctx = _Ctx(store, m, sims, note_ids, cosine, salience, firing, score, titles, fired,
+               sal_rows, opts)
+    hits = [_hit(ctx, rank, i, i in pinned) for rank, i in enumerate(top, start=1)]
     if opts.log_mentions and hits:
         _log_mentions(store, now, text, [note_ids[i] for i in top[: opts.log_mentions]])
-    return QueryResult(text, now, opts.weight, opts.fire_weight, hits, int(eligible.sum()),
+    return QueryResult(text, now, w, wf, hits, int(eligible.sum()),
                        round(time.perf_counter() - started, 4))
+
+
+def _fired_notes(firings) -> dict[int, list]:
+    """{note id: the firing entries that link to it}, in firing order."""
+    out: dict[int, list] = {}
+    for f in firings:
+        for note_id in f.entry.note_ids:
+            out.setdefault(note_id, []).append(f)
+    return out
+
+
+def _order(score, note_ids, fired, opts) -> tuple[list[int], set[int]]:
+    """Row order of the results; with --floor, firing notes are pinned first."""
+    if not opts.floor:
+        return [int(i) for i in _top(score, opts.limit)], set()
+    firing_rank = {}
+    for rank, note_id in enumerate(fired):  # dict order is firing order
+        firing_rank.setdefault(note_id, rank)
+    pinned = [int(i) for i in np.flatnonzero(np.isfinite(score))
+              if int(note_ids[i]) in firing_rank]
+    pinned.sort(key=lambda i: (firing_rank[int(note_ids[i])], -score[i]))
+    rest = np.where(np.isin(np.arange(len(score)), pinned), -np.inf, score)
+    room = max(opts.limit - len(pinned), 0)
+    return pinned + [int(i) for i in _top(rest, room)] if room else pinned, set(pinned)
+
+
+@dataclass
+class _Ctx:
+    store: Store
+    m: object
+    sims: np.ndarray
+    note_ids: np.ndarray
+    cosine: np.ndarray
+    salience: np.ndarray
+    firing: np.ndarray
+    score: np.ndarray
+    titles: dict
+    fired: dict
+    sal_rows: dict
+    opts: QueryOptions
+
+
+def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
+    start = ctx.m.starts[i]
+    end = ctx.m.starts[i + 1] if i + 1 < len(ctx.m.starts) else len(ctx.sims)
+    row = start + int(np.argmax(ctx.sims[start:end]))
+    chunk_id = int(ctx.m.chunk_ids[row])
+    heading, text = ctx.store.chunk_texts([chunk_id])[chunk_id]
+    note_id = int(ctx.note_ids[i])
+    path, title = ctx.titles[note_id]
+    commits = [{"id": f.entry.id, "action": f.entry.action, "why": f.why}
+               for f in ctx.fired.get(note_id, [])]
+    hit = Hit(rank, path, title, round(float(ctx.score[i]), 4), round(float(ctx.cosine[i]), 4),
+              round(float(ctx.salience[i]), 4), bool(ctx.firing[i]), pinned, snippet(text),
+              heading, commits)
+    if ctx.opts.explain:
+        hit.explain = _explain(ctx, i, note_id)
+    return hit
+
+
+def _explain(ctx: _Ctx, i: int, note_id: int) -> dict:
+    parts = ctx.sal_rows.get(note_id)
+    w, wf = ctx.opts.weight, ctx.opts.fire_weight
+    return {
+        "cosine": round(float(ctx.cosine[i]), 4),
+        "salience": round(float(ctx.salience[i]), 4),
+        "components": dict(zip(SALIENCE_PARTS, (round(x, 4) for x in parts[1:]), strict=True))
+        if parts else None,
+        "firing": int(ctx.firing[i]),
+        "formula": f"{ctx.cosine[i]:.4f} x (1 + {w}*{ctx.salience[i]:.4f}) x "
+                   f"(1 + {wf}*{int(ctx.firing[i])}) = {ctx.score[i]:.4f}",
+    }
 
 
 def _eligible(note_ids: np.ndarray, titles: dict, opts: QueryOptions) -> np.ndarray:
@@ -101,20 +182,6 @@ def _top(score: np.ndarray, k: int) -> np.ndarray:
         finite = finite[np.argpartition(-score[finite], k - 1)[:k]]
     # stable tie-break on position keeps equal scores in store order
     return finite[np.lexsort((finite, -score[finite]))]
-
-
-def _hits(store, m, sims, top, note_ids, cosine, salience, firing, score, titles) -> list[Hit]:
-    ends = np.r_[m.starts[1:], len(sims)]
-    best_rows = [m.starts[i] + int(np.argmax(sims[m.starts[i]:ends[i]])) for i in top]
-    chunks = store.chunk_texts([int(m.chunk_ids[r]) for r in best_rows])
-    hits = []
-    for rank, (i, row) in enumerate(zip(top, best_rows, strict=True), start=1):
-        path, title = titles[note_ids[i]]
-        heading, text = chunks[int(m.chunk_ids[row])]
-        hits.append(Hit(rank, path, title, round(float(score[i]), 4),
-                        round(float(cosine[i]), 4), round(float(salience[i]), 4),
-                        bool(firing[i]), False, snippet(text), heading))
-    return hits
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:

@@ -140,3 +140,56 @@ def status(doc: dict, as_json: bool) -> None:
     for w in doc["warnings"][:50]:
         out.print(f"[yellow]warning[/] {w['path']}{':' + str(w['line']) if w['line'] else ''}: "
                   f"{w['message']}", highlight=False)
+
+
+def salience_report(report, as_json: bool) -> None:
+    if as_json:
+        emit_json(report)
+        return
+    warn(f"salience for {report.notes} notes computed at {report.computed_at} "
+         f"in {report.seconds:.2f}s")
+
+
+def due(rows: list[dict], now, context, as_json: bool) -> None:
+    if as_json:
+        emit_json({"now": now.isoformat(timespec="seconds"), "context": context, "due": rows})
+        return
+    out = _console(False)
+    if not rows:
+        warn("nothing due")
+        return
+    for row in rows:
+        notes = ", ".join(row["notes"]) or "no linked notes"
+        out.print(f"[bold]{row['action']}[/]  [dim]{row['id']}[/]\n  why: {row['why']}\n"
+                  f"  notes: {notes}", highlight=False)
+
+
+def ledger_list(rows: list[dict], as_json: bool) -> None:
+    if as_json:
+        emit_json({"entries": rows})
+        return
+    from rich.table import Table
+
+    if not rows:
+        warn("no ledger entries")
+        return
+    table = Table(show_header=True, header_style="bold")
+    for col in ("id", "status", "when", "action", "notes", "revisions"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        when = r["due"] or r["fires_from"] or (f"when {r['condition']}" if r["condition"] else "")
+        notes = ", ".join(link["path"] or f"?{link['target']}" for link in r["links"])
+        table.add_row(r["id"], r["status"], when or "", r["action"], notes, str(r["revisions"]))
+    _console(False).print(table)
+
+
+def ledger_history(doc: dict, as_json: bool) -> None:
+    if as_json:
+        emit_json(doc)
+        return
+    out = _console(False)
+    out.print(f"[bold]{doc['id']}[/] ({doc['status']}) {doc['ledger']}:{doc['line']}\n"
+              f"  {doc['raw']}", highlight=False)
+    for rev in doc["revisions"]:
+        detail = json.dumps(rev["detail"], ensure_ascii=False)
+        out.print(f"  {rev['ts']}  [bold]{rev['kind']}[/]  {detail}", highlight=False)

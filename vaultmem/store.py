@@ -236,6 +236,12 @@ class Store:
         self._titles = (version, titles)
         return titles
 
+    def salience_rows(self) -> dict[int, tuple[float, ...]]:
+        """{note id: (score, importance, activation, centrality, prospective, recency)}."""
+        return {r[0]: r[1:] for r in self.execute(
+            "SELECT note_id, score, importance, activation, centrality, prospective, recency "
+            "FROM salience")}
+
     def chunk_texts(self, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:
         marks = ",".join("?" * len(chunk_ids))
         rows = self.execute(f"SELECT id, heading, text FROM chunks WHERE id IN ({marks})",

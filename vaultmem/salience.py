@@ -1,0 +1,158 @@
+"""The offline salience job (SPEC 4): five components per note, normalised, blended.
+
+    s_i = 0.30 I + 0.25 A + 0.20 C + 0.15 P + 0.10 R      (weights from config)
+
+I importance (front matter, else by type), A ACT-R base-level activation from
+the ops log, C PageRank over the link graph, P prospective linkage to open
+ledger entries, R recency. Each component is divided by its corpus maximum.
+Salience ranks; it never prunes: every live note gets a row.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from .config import Settings
+from .store import Store
+
+IMPORTANCE_WORDS = {"high": 1.0, "medium": 0.6, "low": 0.3}
+HUB_TYPES = {"index", "moc", "reference"}
+EPHEMERAL_TYPES = {"log", "daily"}
+MENTION_OPS = ("created", "modified", "restored", "linked", "retrieved", "surfaced")
+DATED_STEM = re.compile(r"^\d{4}-\d{2}-\d{2}")
+COMPONENTS = ("importance", "activation", "centrality", "prospective", "recency")
+
+
+@dataclass
+class SalienceReport:
+    notes: int
+    computed_at: str
+    seconds: float
+    maxima: dict[str, float]
+
+
+def importance(raw: str | None, note_type: str | None, path: str) -> float:
+    """Front matter importance (high/medium/low or a number), else a default by type."""
+    if raw:
+        word = raw.strip().lower()
+        if word in IMPORTANCE_WORDS:
+            return IMPORTANCE_WORDS[word]
+        try:
+            return max(0.0, float(word))
+        except ValueError:
+            pass
+    kind = (note_type or "").strip().lower()
+    if kind in HUB_TYPES:
+        return 1.0
+    stem = path.rsplit("/", 1)[-1]
+    if kind in EPHEMERAL_TYPES or DATED_STEM.match(stem):
+        return 0.3
+    return 0.6
+
+
+def power_decay(days: np.ndarray) -> np.ndarray:
+    """(d+1)^-0.5, the ACT-R base-level term with decay 0.5; future events count as now."""
+    return (np.maximum(days, 0.0) + 1.0) ** -0.5
+
+
+def days_before(now: datetime, stamps: list[str]) -> np.ndarray:
+    moments = np.array(stamps, dtype="datetime64[s]")
+    return (np.datetime64(now.replace(tzinfo=None), "s") - moments) / np.timedelta64(86400, "s")
+
+
+def activation(store: Store, ids: list[int], now: datetime) -> np.ndarray:
+    """Σ over a note's mentions in the ops log of (d+1)^-0.5 (mentions after `now` ignored)."""
+    marks = ",".join("?" * len(MENTION_OPS))
+    rows = store.execute(f"SELECT note_id, ts FROM ops WHERE op IN ({marks}) AND "
+                         "note_id IS NOT NULL", MENTION_OPS).fetchall()
+    index = {note_id: i for i, note_id in enumerate(ids)}
+    rows = [(index[n], ts) for n, ts in rows if n in index]
+    out = np.zeros(len(ids))
+    if rows:
+        where = np.array([i for i, _ in rows])
+        days = days_before(now, [ts for _, ts in rows])
+        keep = days >= 0
+        np.add.at(out, where[keep], power_decay(days[keep]))
+    return out
+
+
+def centrality(store: Store, ids: list[int]) -> np.ndarray:
+    """PageRank (damping 0.85) over the resolved note-to-note links."""
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(ids)
+    live = set(ids)
+    graph.add_edges_from(
+        (s, t) for s, t in store.execute(
+            "SELECT DISTINCT source_id, target_id FROM links WHERE target_id IS NOT NULL")
+        if s != t and s in live and t in live)
+    if not ids:
+        return np.zeros(0)
+    rank = nx.pagerank(graph, alpha=0.85)
+    return np.array([rank[i] for i in ids])
+
+
+def prospective(store: Store, ids: list[int], projects: list[str | None],
+                tags: dict[int, set[str]]) -> np.ndarray:
+    """1.0 if linked from an open ledger entry, 0.6 if it shares a project with one."""
+    linked = {row[0] for row in store.execute(
+        "SELECT l.target_id FROM entry_links l JOIN entries e ON e.id = l.entry_id "
+        "WHERE e.present = 1 AND e.status = 'open' AND l.target_id IS NOT NULL")}
+    open_projects = {row[0].lower() for row in store.execute(
+        "SELECT DISTINCT project FROM entries WHERE present = 1 AND status = 'open' "
+        "AND project IS NOT NULL")}
+    out = np.zeros(len(ids))
+    for i, (note_id, project) in enumerate(zip(ids, projects, strict=True)):
+        note_projects = {p.removeprefix("project/") for p in tags.get(note_id, ())
+                         if p.startswith("project/")}
+        if project:
+            note_projects.add(project.lower())
+        if note_id in linked:
+            out[i] = 1.0
+        elif note_projects & open_projects:
+            out[i] = 0.6
+    return out
+
+
+def normalise(values: np.ndarray) -> np.ndarray:
+    top = float(values.max()) if len(values) else 0.0
+    return values / top if top > 0 else np.zeros_like(values)
+
+
+def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceReport:
+    """Recompute and store every live note's salience with its components."""
+    started = time.perf_counter()
+    rows = store.execute("SELECT id, path, type, importance, project, mtime_ns FROM notes "
+                         "WHERE deleted = 0 ORDER BY id").fetchall()
+    ids = [r[0] for r in rows]
+    tags: dict[int, set[str]] = {}
+    for note_id, tag in store.execute("SELECT note_id, tag FROM tags"):
+        tags.setdefault(note_id, set()).add(tag)
+    mtimes = [datetime.fromtimestamp((r[5] or 0) / 1e9).isoformat(timespec="seconds")
+              for r in rows]
+    raw = {
+        "importance": np.array([importance(r[3], r[2], r[1]) for r in rows]),
+        "activation": activation(store, ids, now),
+        "centrality": centrality(store, ids),
+        "prospective": prospective(store, ids, [r[4] for r in rows], tags),
+        "recency": power_decay(days_before(now, mtimes)) if rows else np.zeros(0),
+    }
+    parts = {name: normalise(raw[name]) for name in COMPONENTS}
+    weights = settings.salience
+    score = sum(weights[name] * parts[name] for name in COMPONENTS) if rows else np.zeros(0)
+    stamp = now.isoformat(timespec="seconds")
+    with store.atomic():
+        store.execute("DELETE FROM salience")
+        store.db.conn.executemany(
+            "INSERT INTO salience (note_id, importance, activation, centrality, prospective, "
+            "recency, score, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(ids[i], *(float(parts[n][i]) for n in COMPONENTS), float(score[i]), stamp)
+             for i in range(len(ids))])
+    return SalienceReport(len(ids), stamp, round(time.perf_counter() - started, 3),
+                          {n: float(raw[n].max()) if len(ids) else 0.0 for n in COMPONENTS})
