@@ -162,8 +162,8 @@ def fire(entries: list[OpenEntry], now: datetime, settings: Settings, context: s
     """
     triggered, dated = [], []
     for entry in entries:
-        if context and entry.condition:
-            match = _match(entry, now, settings, context, context_vec, cond_vecs)
+        if entry.condition:  # a date named in the condition needs no context
+            match = _match(entry, now, settings, context or "", context_vec, cond_vecs)
             if match.fired:
                 strength = max(match.keyword_score, match.semantic_score or 0.0)
                 triggered.append((-strength, Firing(entry, match.why, "trigger", {

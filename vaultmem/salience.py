@@ -68,8 +68,9 @@ def days_before(now: datetime, stamps: list[str]) -> np.ndarray:
 def activation(store: Store, ids: list[int], now: datetime) -> np.ndarray:
     """Σ over a note's mentions in the ops log of (d+1)^-0.5 (mentions after `now` ignored)."""
     marks = ",".join("?" * len(MENTION_OPS))
+    # Entry revisions carry their ledger's note id but are not mentions of that note.
     rows = store.execute(f"SELECT note_id, ts FROM ops WHERE op IN ({marks}) AND "
-                         "note_id IS NOT NULL", MENTION_OPS).fetchall()
+                         "note_id IS NOT NULL AND entry_id IS NULL", MENTION_OPS).fetchall()
     index = {note_id: i for i, note_id in enumerate(ids)}
     rows = [(index[n], ts) for n, ts in rows if n in index]
     out = np.zeros(len(ids))
