@@ -197,3 +197,20 @@ def test_help_and_status_do_not_import_onnxruntime(indexed):
         proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True,
                               text=True, timeout=120)
         assert proc.stderr.strip().endswith("LIGHT"), (args, proc.stderr)
+
+
+def test_local_model_folder_switch_reembeds_and_queries(tmp_path, capsys, monkeypatch):
+    from vaultmem.embed import bundled_model_dir
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "soup.md").write_text("# Soup\n\nRed lentils, cumin and smoked paprika.\n")
+    (vault / "bike.md").write_text("# Bike\n\nThe rear tyre keeps going flat.\n")
+    first = cli_json(capsys, "index", vault)
+    assert first["embedded"] == 2
+    monkeypatch.setenv("VAULTMEM_MODEL_PATH", str(bundled_model_dir()))  # a local folder
+    switched = cli_json(capsys, "index", vault)
+    assert (switched["unchanged"], switched["embedded"]) == (2, 2)
+    assert cli_json(capsys, "index", vault)["embedded"] == 0
+    top = cli_json(capsys, "query", "puncture on my bicycle", "--vault", vault)["results"][0]
+    assert top["path"] == "bike.md"
