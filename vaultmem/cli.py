@@ -73,7 +73,7 @@ def index(
     if not settings.vault.is_dir():
         raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
     store = _open(settings, create=True)
-    with render.progress(not json_) as bar:
+    with store.writer_lock("index"), render.progress(not json_) as bar:
         report = index_vault(store, settings, FastEmbedder(settings), now=when,
                              full=full, progress=bar)
     render.index_report(report, json_)
@@ -123,8 +123,9 @@ def salience(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_
     when = parse_now(now)
     settings = _settings(vault, db)
     store = _open(settings)
-    run_id = store.start_run("salience", when.isoformat(timespec="seconds"))
-    report = run_salience(store, settings, when)
+    with store.writer_lock("salience"):
+        run_id = store.start_run("salience", when.isoformat(timespec="seconds"))
+        report = run_salience(store, settings, when)
     store.finish_run(run_id, datetime.now().isoformat(timespec="seconds"), "ok",
                      {"notes": report.notes, "seconds": report.seconds})
     render.salience_report(report, json_)

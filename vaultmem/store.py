@@ -17,7 +17,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from . import migrations
-from .errors import NoIndexError, VaultmemError
+from .errors import BusyError, NoIndexError, VaultmemError
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,28 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    @contextmanager
+    def writer_lock(self, what: str) -> Iterator[None]:
+        """One long-running writer (index, salience) at a time, across processes.
+
+        SQLite serialises single writes already; this keeps two whole runs from
+        interleaving their transactions. Readers never take it.
+        """
+        import fcntl
+
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        with open(lock_path, "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise BusyError(
+                    f"another vaultmem run is already writing {self.path}: "
+                    f"wait for it to finish, then run `vaultmem {what}` again") from None
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
