@@ -35,7 +35,7 @@ from vaultmem.cli import main as vaultmem
 
 DATA = Path(__file__).resolve().parent / "eval_data"
 VARIANTS = ("clean", "overloaded", "paraphrased")
-SWEEP = (0.0, 0.3, 0.5, 1.0, 2.0)
+SWEEP = (0.0, 0.3, 0.5, 1.0, 1.5, 2.0, 3.0)
 THRESHOLDS = (0.20, 0.22, 0.24, 0.26, 0.28, 0.30)
 
 
@@ -114,6 +114,10 @@ def cli(*args: str, env: dict | None = None) -> dict:
     return json.loads(out.getvalue())
 
 
+def top_path(doc: dict) -> str | None:
+    return doc["results"][0]["path"] if doc["results"] else None
+
+
 def rank_of(doc: dict, path: str) -> int | None:
     for row in doc["results"]:
         if row["path"] == path:
@@ -131,11 +135,14 @@ def evaluate_blueprint(bp: dict, root: Path) -> dict:
     texts = {v: bp[f"trigger_{v}"] for v in VARIANTS} | {"unrelated": bp["unrelated_query"]}
     for variant, text in texts.items():
         q = ("query", text, "--vault", str(vault), "--now", now, "-k", "200")
-        ranks = {"plain": rank_of(cli(*q, "--no-prospective"), constraint),
-                 "floor": rank_of(cli(*q, "--floor"), constraint)}
+        plain = cli(*q, "--no-prospective")
+        ranks = {"plain": rank_of(plain, constraint),
+                 "floor": rank_of(cli(*q, "--floor"), constraint), "top": {}}
+        ranks["top"]["plain"] = top_path(plain)
         for w in SWEEP:
-            ranks[f"blend@{w}"] = rank_of(cli(*q, env={"VAULTMEM_FIRE_WEIGHT": str(w)}),
-                                          constraint)
+            doc = cli(*q, env={"VAULTMEM_FIRE_WEIGHT": str(w)})
+            ranks[f"blend@{w}"] = rank_of(doc, constraint)
+            ranks["top"][f"blend@{w}"] = top_path(doc)
         ranks["blend"] = rank_of(cli(*q), constraint)
         result["variants"][variant] = ranks
         due = cli("due", "--vault", str(vault), "--now", now, "--context", text, "--all")
@@ -284,13 +291,14 @@ def report_thresholds(results: list[dict], cross: dict) -> None:
 
 def report_intrusions(results: list[dict]) -> None:
     """The cost of the boost: the constraint lifted into the top 5 of an unrelated query."""
-    print("\n### Cost: constraint lifted into the top 5 of the unrelated query\n")
-    print("| W_fire | lifted (blend top 5, plain not) |")
-    print("|---:|---:|")
+    print("\n### Cost on the unrelated query (what the boost does where it is not wanted)\n")
+    print("| W_fire | lifted (blend top 5, plain not) | plain top-1 displaced |")
+    print("|---:|---:|---:|")
     for w in SWEEP:
-        lifted = sum(1 for r in results if r["variants"]["unrelated"][f"blend@{w}"] <= 5
-                     < r["variants"]["unrelated"]["plain"])
-        print(f"| {w} | {lifted}/{len(results)} |")
+        unrelated = [r["variants"]["unrelated"] for r in results]
+        lifted = sum(1 for u in unrelated if u[f"blend@{w}"] <= 5 < u["plain"])
+        displaced = sum(1 for u in unrelated if u["top"][f"blend@{w}"] != u["top"]["plain"])
+        print(f"| {w} | {lifted}/{len(results)} | {displaced}/{len(results)} |")
 
 
 def main() -> None:

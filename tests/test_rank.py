@@ -237,9 +237,6 @@ def test_top_results_are_logged_as_mentions(vault):
     assert store.execute("SELECT count(*) FROM ops WHERE op = 'retrieved'").fetchone() == (2,)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "prospective items and their lifecycle (SPEC 7) are not built yet: closed plans are "
-    "still returned without --include-closed"))
 def test_closed_prospective_items_need_include_closed(tmp_path):
     files = {
         "plans/open.md": "---\ntype: plan\n---\n# Open plan\nVendor quote plan.\n",

@@ -173,16 +173,25 @@ def ledger_list(
     ctx: typer.Context,
     show_all: Annotated[bool, typer.Option(
         "--all", help="Include done, cancelled and removed entries.")] = False,
+    prospective: Annotated[bool, typer.Option(
+        "--prospective", help="List plans, ideas, decisions, questions and insights.")] = False,
     vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
 ) -> None:
     """List ledger entries with status and history counts."""
     if ctx.invoked_subcommand:
         return
     from . import render
-    from .commitments import list_entries
 
     settings = _settings(vault, db)
-    render.ledger_list(list_entries(_open(settings), show_all), json_)
+    store = _open(settings)
+    if prospective:
+        from .prospective import list_items_view
+
+        render.prospective_list(list_items_view(store, show_all), json_)
+        return
+    from .commitments import list_entries
+
+    render.ledger_list(list_entries(store, show_all), json_)
 
 
 @ledger_app.command("show")
@@ -199,6 +208,77 @@ def ledger_show(
     if doc is None:
         raise VaultmemError(f"no ledger entry {entry_id!r}: `vaultmem ledger --all` lists them")
     render.ledger_history(doc, json_)
+
+
+@app.command()
+def nudge(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+          debug: DebugOpt = False) -> None:
+    """One proactive tick: print at most one nudge, or nothing (run it every 15 minutes)."""
+    from . import render
+    from .nudge import tick
+
+    when = parse_now(now)
+    settings = _settings(vault, db)
+    store = _open(settings)
+    result = tick(store, settings, when, oscillation=settings.nudge_oscillation)
+    render.nudge(result, json_)
+
+
+@app.command()
+def feedback(
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="The id printed with the nudge.")],
+    answer: Annotated[str, typer.Argument(metavar="accept|dismiss|snooze")],
+    for_: Annotated[str, typer.Option("--for", help="Snooze length: 30m, 2h, 1d.")] = "3h",
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Record your answer to a nudge: accept, dismiss (raises fatigue) or snooze."""
+    from . import render
+    from .nudge import FEEDBACK_KINDS, record_feedback
+
+    if answer not in FEEDBACK_KINDS:
+        raise typer.BadParameter(f"{answer!r}: use accept, dismiss or snooze",
+                                 param_hint="ANSWER")
+    when = parse_now(now)
+    settings = _settings(vault, db)
+    doc = record_feedback(_open(settings), item_id, answer, when, parse_duration(for_))
+    if not doc:
+        raise VaultmemError(f"no nudge was ever shown for {item_id!r}: nothing to answer")
+    render.feedback(doc, json_)
+
+
+def parse_duration(text: str):
+    from datetime import timedelta
+
+    units = {"m": "minutes", "h": "hours", "d": "days"}
+    try:
+        return timedelta(**{units[text[-1]]: float(text[:-1])})
+    except (KeyError, ValueError, IndexError):
+        raise typer.BadParameter(f"{text!r}: use a number and m, h or d, e.g. 2h",
+                                 param_hint="--for") from None
+
+
+@app.command()
+def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
+    """Print crontab lines for this vault: index hourly, salience nightly, nudge every 15 min."""
+    import shutil
+
+    settings = _settings(vault, db)
+    exe = shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
+    target = f"--vault {_quote(settings.vault)}"
+    if settings.db != settings.vault / ".vaultmem" / "vaultmem.db":
+        target += f" --db {_quote(settings.db)}"
+    sys.stdout.write(
+        f"# vaultmem for {settings.vault}\n"
+        f"0 * * * *    {exe} index {target} --json >/dev/null\n"
+        f"30 3 * * *   {exe} salience {target} >/dev/null\n"
+        f"*/15 * * * * {exe} nudge {target}\n")
+
+
+def _quote(path) -> str:
+    import shlex
+
+    return shlex.quote(str(path))
 
 
 @app.command()

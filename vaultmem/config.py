@@ -51,6 +51,7 @@ class Settings:
     stale_days: int = 90
     quiet_hours: str = "22:00-07:00"
     daily_cap: int = 5
+    nudge_oscillation: bool = True  # the revival term of D(t); off only for ablations
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready view (paths as strings)."""

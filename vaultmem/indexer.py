@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import commitments, parse
+from . import commitments, parse, prospective
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -97,6 +97,8 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     if plan.changed or full or ledgers or store.get_meta("links_dirty") == "1":
         _resolve_links(store, linked_before, stamp, report)
     report.embedded = embed_missing(store, embedder, progress)
+    if plan.changed or full:
+        prospective.refresh_lifecycle(store, settings, now)
     walk_warnings = [(p, None, m) for p, m in found.warnings]
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
@@ -162,6 +164,7 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp, report, le
     links = [(ln.target, ln.kind, ln.heading, ln.block, ln.label, ln.line) for ln in parsed.links]
     chunks = _chunk_rows(parsed) if text is not None else []
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases)
+    _sync_items(store, note_id, path, parsed, text or "", prior is None, stamp)
     if commitments.is_ledger(path, fields["type"], settings):
         ledgers[path] = (note_id, text or "")
     elif _has_entries(store, path):
@@ -177,6 +180,18 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp, report, le
                                                              else [])
     store.replace_warnings("note", [path], messages)
     report.warnings.extend(messages)
+
+
+def _sync_items(store, note_id, path, parsed, text, is_new, stamp) -> None:
+    """Prospective items of this note: the note itself by type, and tagged list items."""
+    drafts = [d for d in [prospective.note_item(parsed.title, parsed.frontmatter)] if d]
+    offset = len(text.splitlines()) - len(parsed.body.splitlines())
+    drafts += prospective.list_items(parsed.body, first_line=offset + 1)
+    if not drafts and is_new:
+        return
+    fm = parsed.frontmatter
+    created = str(fm.get("created") or fm.get("date") or stamp)
+    prospective.sync_note_items(store, note_id, path, drafts, created, stamp)
 
 
 def _has_entries(store: Store, path: str) -> bool:

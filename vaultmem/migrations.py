@@ -112,3 +112,31 @@ def m002_ledger_and_salience(db: Database) -> None:
         pk="note_id",
     )
     db["due_log"].create({"entry_id": str, "day": str}, pk=("entry_id", "day"))
+
+
+@migration
+def m003_prospective_and_nudges(db: Database) -> None:
+    db["prospective"].create(
+        {
+            "id": str, "note_id": int, "key": str, "kind": str, "text": str, "line": int,
+            "block_id": str,
+            "level": str, "status": str, "closed": int, "created": str, "last_referenced": str,
+            "present": int, "fields": str, "updated_at": str,
+        },
+        pk="id", defaults={"present": 1, "closed": 0},
+    )
+    db["prospective"].create_index(["note_id"])
+    db["nudge_state"].create(
+        {"item_id": str, "armed": int, "value": float, "muted_until": str, "updated_at": str},
+        pk="item_id",
+    )
+    db["surfacings"].create(
+        {"id": int, "item_id": str, "ts": str, "value": float, "message": str}, pk="id"
+    )
+    db["surfacings"].create_index(["item_id"])
+    db["surfacings"].create_index(["ts"])
+    db["feedback"].create(
+        {"id": int, "surfacing_id": int, "item_id": str, "ts": str, "kind": str, "until": str},
+        pk="id",
+    )
+    db["feedback"].create_index(["item_id"])

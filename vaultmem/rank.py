@@ -15,7 +15,7 @@ from datetime import datetime
 
 import numpy as np
 
-from . import commitments
+from . import commitments, prospective
 from .config import Settings
 from .embed import Embedder
 from .store import Store
@@ -78,6 +78,10 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     cosine = np.maximum.reduceat(sims, m.starts)
     note_ids = m.note_ids[m.starts]
     eligible = _eligible(note_ids, titles, opts)
+    if not opts.include_closed:  # closed and stale prospective items stay out unless asked
+        hidden = prospective.hidden_note_ids(store)
+        if hidden:
+            eligible &= ~np.isin(note_ids, list(hidden))
     sal_rows = store.salience_rows() if opts.prospective else {}
     salience = np.array([sal_rows.get(int(i), (0.0,))[0] for i in note_ids])
     firings = (commitments.firing_now(store, settings, now, text, qvec, embedder.fingerprint)

@@ -132,6 +132,10 @@ def status(doc: dict, as_json: bool) -> None:
     out.print(f"notes {c['notes']} (deleted {c['deleted']}), chunks {c['chunks']}, "
               f"vectors {c['vectors']}, links {c['links']} "
               f"(unresolved {c['unresolved_links']}), tags {c['tags']}, ops {c['ops']}")
+    if doc["ledger"]:
+        out.print("ledger " + ", ".join(f"{k} {v}" for k, v in sorted(doc["ledger"].items())))
+    for kind, by_status in sorted(doc["prospective"].items()):
+        out.print(f"{kind}: " + ", ".join(f"{k} {v}" for k, v in sorted(by_status.items())))
     for run in doc["last_runs"].values():
         if run:
             out.print(f"last {run['kind']}: {run['finished'] or run['started']} ({run['status']})")
@@ -193,3 +197,45 @@ def ledger_history(doc: dict, as_json: bool) -> None:
     for rev in doc["revisions"]:
         detail = json.dumps(rev["detail"], ensure_ascii=False)
         out.print(f"  {rev['ts']}  [bold]{rev['kind']}[/]  {detail}", highlight=False)
+
+
+def prospective_list(rows: list[dict], as_json: bool) -> None:
+    if as_json:
+        emit_json({"items": rows})
+        return
+    if not rows:
+        warn("no prospective items")
+        return
+    from rich.table import Table
+
+    table = Table(show_header=True, header_style="bold")
+    for col in ("id", "kind", "status", "item", "note"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(r["id"], r["kind"], r["status"], r["text"], f"{r['path']}:{r['line']}")
+    _console(False).print(table)
+
+
+def nudge(result, as_json: bool) -> None:
+    n = result.nudge
+    if as_json:
+        emit_json({"now": result.now.isoformat(timespec="seconds"), "nudge": None if n is None
+                   else {"id": n.item.id, "kind": n.item.kind, "text": n.item.text,
+                         "why": n.why, "value": round(n.value, 4), "notes": n.item.notes,
+                         "terms": asdict(n.terms)},
+                   "silent_because": None if n else result.reason,
+                   "candidates": result.candidates})
+        return
+    if n is None:
+        return  # silence is a first-class answer
+    notes = "".join(f"\n  → {p}" for p in n.item.notes)
+    sys.stdout.write(f"{n.item.text}\n  why now: {n.why}  [{n.item.id}]{notes}\n"
+                     f"  answer: vaultmem feedback {n.item.id} accept|dismiss|snooze\n")
+
+
+def feedback(doc: dict, as_json: bool) -> None:
+    if as_json:
+        emit_json(doc)
+        return
+    until = f" until {doc['until']}" if doc.get("until") else ""
+    warn(f"recorded {doc['kind']} for {doc['item']}{until}")

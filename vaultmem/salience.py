@@ -126,6 +126,22 @@ def normalise(values: np.ndarray) -> np.ndarray:
     return values / top if top > 0 else np.zeros_like(values)
 
 
+TIMELESS = ("importance", "centrality", "prospective")
+
+
+def _timeless_for_items(store, ids, parts, weights, score) -> np.ndarray:
+    """Prospective items never decay with age (SPEC 7): their salience leaves out the
+    two time-driven components and renormalises the rest of the weights."""
+    items = {r[0] for r in store.execute(
+        "SELECT note_id FROM prospective WHERE level = 'note' AND present = 1")}
+    total = sum(weights[n] for n in TIMELESS)
+    if not items or total <= 0:
+        return score
+    timeless = sum(weights[n] * parts[n] for n in TIMELESS) / total
+    mask = np.array([i in items for i in ids])
+    return np.where(mask, timeless, score)
+
+
 def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceReport:
     """Recompute and store every live note's salience with its components."""
     started = time.perf_counter()
@@ -147,7 +163,11 @@ def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceRep
     parts = {name: normalise(raw[name]) for name in COMPONENTS}
     weights = settings.salience
     score = sum(weights[name] * parts[name] for name in COMPONENTS) if rows else np.zeros(0)
+    score = _timeless_for_items(store, ids, parts, weights, score)
     stamp = now.isoformat(timespec="seconds")
+    from .prospective import refresh_lifecycle
+
+    refresh_lifecycle(store, settings, now)
     with store.atomic():
         store.execute("DELETE FROM salience")
         store.db.conn.executemany(

@@ -42,8 +42,25 @@ def gather(store: Store, settings: Settings) -> dict:
                              for p, ln, t, k in unresolved],
         "warnings": [{"path": p, "line": ln, "message": m} for p, ln, m in q(
             "SELECT path, line, message FROM warnings ORDER BY path, line")],
+        "ledger": _ledger_counts(store),
+        "prospective": _prospective_counts(store),
         "config": settings.as_dict(),
     }
+
+
+def _ledger_counts(store: Store) -> dict:
+    rows = store.execute("SELECT CASE WHEN present = 1 THEN status ELSE 'removed' END, count(*) "
+                         "FROM entries GROUP BY 1")
+    return dict(rows.fetchall())
+
+
+def _prospective_counts(store: Store) -> dict:
+    """{kind: {status: count}} of prospective items still in the vault."""
+    out: dict[str, dict[str, int]] = {}
+    for kind, status, n in store.execute(
+            "SELECT kind, status, count(*) FROM prospective WHERE present = 1 GROUP BY 1, 2"):
+        out.setdefault(kind, {})[status] = n
+    return out
 
 
 def _last_run(store: Store, kind: str) -> dict | None:

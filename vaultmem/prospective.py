@@ -1,0 +1,197 @@
+"""Prospective items (SPEC 7): plans, ideas, decisions, questions and insights.
+
+A note whose front matter `type:` is one of the five kinds is an item, and so is
+a list item tagged `#plan`, `#idea`, ... anywhere in a note. Lifecycle:
+
+    open -> referenced (a later note links to it or names it)
+         -> closed (front matter status closed/done, or a checked task)
+         -> stale  (not referenced for `stale_days`: archived, never deleted)
+
+Every status change is an op in the log. Closed and stale items are left out of
+`query` unless `--include-closed`; an item is never demoted for its age.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from .config import Settings
+from .store import Store
+
+KINDS = ("plan", "idea", "decision", "question", "insight")
+CLOSED_WORDS = {"closed", "done", "complete", "completed", "resolved"}
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[(?P<mark>.)\]\s+)?(?P<text>.+)$")
+_KIND_TAG = re.compile(r"(?<!\S)#(" + "|".join(KINDS) + r")(?![\w/-])", re.IGNORECASE)
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_BLOCK = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An item as found in one note's current text."""
+
+    key: str  # identity within the note: "note", a block id, or the item's text
+    kind: str
+    text: str
+    line: int
+    closed: bool
+    block_id: str | None = None
+    level: str = "list"
+
+
+def note_item(title: str, fm: dict) -> Draft | None:
+    """The note itself, when its front matter type is a prospective kind."""
+    kind = str(fm.get("type") or "").strip().lower()
+    if kind not in KINDS:
+        return None
+    closed = str(fm.get("status") or "").strip().lower() in CLOSED_WORDS
+    return Draft("note", kind, title, 1, closed, None, "note")
+
+
+def list_items(text: str, first_line: int = 1) -> list[Draft]:
+    """List items tagged with a prospective kind (outside code fences)."""
+    out, fence = [], None
+    for number, line in enumerate(text.splitlines(), start=first_line):
+        opener = _FENCE.match(line)
+        if opener:
+            fence = None if fence and opener.group(1)[0] == fence else (fence or opener.group(1)[0])
+            continue
+        if fence:
+            continue
+        item = _LIST_ITEM.match(line)
+        tag = _KIND_TAG.search(line) if item else None
+        if not tag:
+            continue
+        body = item["text"]
+        block = _BLOCK.search(" " + body)
+        clean = " ".join(_KIND_TAG.sub("", _BLOCK.sub("", " " + body)).split())
+        closed = (item["mark"] or " ").lower() in ("x", "-")
+        key = block.group(1) if block else clean.lower()
+        out.append(Draft(key, tag.group(1).lower(), clean, number, closed,
+                         block.group(1) if block else None))
+    return out
+
+
+def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],
+                    created: str, stamp: str) -> None:
+    """Reconcile a note's items with the store; status changes become ops."""
+    known = {r[1]: r for r in store.execute(
+        "SELECT id, key, closed, status FROM prospective WHERE note_id = ? AND present = 1",
+        [note_id])}
+    seen = set()
+    for draft in drafts:
+        seen.add(draft.key)
+        row = known.get(draft.key)
+        if row is None:
+            item_id = _new_id(store, path, draft)
+            store.db["prospective"].insert({
+                "id": item_id, "note_id": note_id, "kind": draft.kind, "text": draft.text,
+                "line": draft.line, "block_id": draft.block_id, "level": draft.level,
+                "status": "closed" if draft.closed else "open", "closed": int(draft.closed),
+                "created": created, "present": 1, "updated_at": stamp, "key": draft.key})
+            store.add_op(stamp, "item-created", note_id, item_id,
+                         {"kind": draft.kind, "text": draft.text})
+            continue
+        item_id, _, was_closed, status = row
+        fields = {"text": draft.text, "line": draft.line, "kind": draft.kind,
+                  "closed": int(draft.closed), "updated_at": stamp}
+        if draft.closed and status != "closed":
+            fields["status"] = "closed"
+            store.add_op(stamp, "item-status", note_id, item_id, {"from": status, "to": "closed"})
+        elif not draft.closed and was_closed:
+            fields["status"] = "open"
+            store.add_op(stamp, "item-status", note_id, item_id, {"from": status, "to": "open"})
+        store.db["prospective"].update(item_id, fields)
+    for key, row in known.items():
+        if key not in seen:
+            store.execute("UPDATE prospective SET present = 0, updated_at = ? WHERE id = ?",
+                          [stamp, row[0]])
+            store.add_op(stamp, "item-removed", note_id, row[0], {})
+
+
+def _new_id(store: Store, path: str, draft: Draft) -> str:
+    source = draft.block_id or (path.rsplit("/", 1)[-1].removesuffix(".md")
+                                if draft.level == "note" else draft.text)
+    words = re.findall(r"[a-z0-9]+", source.lower())[:5] or ["item"]
+    base = f"p-{'-'.join(words)}"
+    candidate, n = base, 2
+    while store.execute("SELECT 1 FROM prospective WHERE id = ?", [candidate]).fetchone():
+        candidate, n = f"{base}-{n}", n + 1
+    return candidate
+
+
+def refresh_lifecycle(store: Store, settings: Settings, now: datetime) -> int:
+    """Move items between open, referenced and stale as of `now`; return the changes."""
+    stamp = now.isoformat(timespec="seconds")
+    changes = 0
+    rows = store.execute(
+        "SELECT p.id, p.note_id, p.status, p.created, p.block_id, p.level, n.title "
+        "FROM prospective p JOIN notes n ON n.id = p.note_id "
+        "WHERE p.present = 1 AND p.closed = 0 AND n.deleted = 0").fetchall()
+    for item_id, note_id, status, created, block, level, title in rows:
+        last = _last_reference(store, note_id, created, block, level, title)
+        anchor = max(filter(None, [created, last]), default=stamp)
+        if _days_between(anchor, now) > settings.stale_days:
+            new = "stale"
+        else:
+            new = "referenced" if last else "open"
+        if new != status:
+            with store.atomic():
+                store.execute("UPDATE prospective SET status = ?, last_referenced = ?, "
+                              "updated_at = ? WHERE id = ?", [new, last, stamp, item_id])
+                store.add_op(stamp, "item-status", note_id, item_id,
+                             {"from": status, "to": new})
+            changes += 1
+    return changes
+
+
+def _last_reference(store, note_id, created, block, level, title) -> str | None:
+    """When a note changed after the item last linked to it (or, for a note, named it)."""
+    when = "COALESCE(src.date, src.created, src.changed_at)"
+    clause = "l.target_id = ?" + (" AND l.block = ?" if level == "list" else "")
+    params = [note_id, block] if level == "list" else [note_id]
+    if level == "list" and not block:
+        return None
+    row = store.execute(
+        f"SELECT MAX({when}) FROM links l JOIN notes src ON src.id = l.source_id "
+        f"WHERE {clause} AND src.deleted = 0 AND src.id != ? AND {when} > ?",
+        [*params, note_id, created or ""]).fetchone()
+    last = row[0] if row else None
+    if level == "note" and title and len(title) >= 4:
+        named = store.execute(
+            f"SELECT MAX({when}) FROM chunks c JOIN notes src ON src.id = c.note_id "
+            f"WHERE src.deleted = 0 AND src.id != ? AND {when} > ? "
+            "AND instr(lower(c.text), lower(?)) > 0", [note_id, created or "", title]).fetchone()
+        if named and named[0] and (last is None or named[0] > last):
+            last = named[0]
+    return last
+
+
+def _days_between(iso: str, now: datetime) -> float:
+    try:
+        then = datetime.fromisoformat(iso)
+    except ValueError:
+        try:
+            then = datetime.combine(date.fromisoformat(iso[:10]), datetime.min.time())
+        except ValueError:
+            return 0.0
+    return (now.replace(tzinfo=None) - then.replace(tzinfo=None)) / timedelta(days=1)
+
+
+def hidden_note_ids(store: Store) -> set[int]:
+    """Notes that are closed or stale prospective items: out of `query` by default."""
+    return {r[0] for r in store.execute(
+        "SELECT note_id FROM prospective WHERE level = 'note' AND present = 1 "
+        "AND status IN ('closed', 'stale')")}
+
+
+def list_items_view(store: Store, include_closed: bool) -> list[dict]:
+    where = "" if include_closed else "AND p.status IN ('open', 'referenced')"
+    rows = store.execute(
+        "SELECT p.id, p.kind, p.status, p.text, n.path, p.line, p.created, p.last_referenced "
+        f"FROM prospective p JOIN notes n ON n.id = p.note_id WHERE p.present = 1 {where} "
+        "ORDER BY p.kind, p.created").fetchall()
+    keys = ("id", "kind", "status", "text", "path", "line", "created", "last_referenced")
+    return [dict(zip(keys, r, strict=True)) for r in rows]
