@@ -442,10 +442,6 @@ def test_snooze_default_is_three_hours(make_vault):
         "2026-08-10T12:00:00"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "snooze does not re-arm: the nudge left the item disarmed (armed=0) and record_feedback "
-    "only sets muted_until, so once the snooze ends a still-urgent item stays silent until "
-    "its value first drops below θ − h; 'snooze for a while' acts like a permanent dismiss"))
 def test_a_snoozed_item_is_eligible_again_after_its_time(make_vault):
     v = make_vault({"Ledger.md": ONE})
     v.tick(NUDGED_AT)

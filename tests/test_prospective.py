@@ -166,18 +166,11 @@ def test_a_typed_note_can_also_hold_tagged_list_items(vault):
                              "p-rent-a-van": ("idea", "list", "Rent a van", "open", 0, 1)}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "prospective.list_items closes a fence on any fence line of the same character, "
-    "ignoring its length: a ``` line inside a ```` fence ends it early (CommonMark needs a "
-    "closing fence at least as long), so a tagged list item inside the fence is counted"))
 def test_a_longer_fence_is_not_closed_by_a_shorter_one():
     text = "````\n```\n- Inside the fence #idea\n```\n````\n- Outside #idea\n"
     assert [d.text for d in list_items(text)] == ["Outside"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "prospective.list_items matches #kind tags with a regex over the raw line, so a tag "
-    "inside inline code makes an item; SPEC 2 says tags in inline code are not counted"))
 def test_a_tag_inside_inline_code_does_not_make_an_item():
     assert list_items("- Document the `see #idea here` syntax\n") == []
 
@@ -333,9 +326,6 @@ def test_an_item_that_leaves_its_note_is_removed_not_deleted(vault):
         {"p-heat-pump"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "deleting a note's file marks the note deleted but never syncs its items: no "
-    "item-removed op is logged and list_items_view (no n.deleted filter) still lists them"))
 def test_deleting_the_note_removes_its_items(vault):
     vault.write("Road trip.md", PLAN + "- Rent a van #idea\n")
     vault.write("Other.md", "# Other\n")

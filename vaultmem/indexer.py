@@ -120,6 +120,7 @@ def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, prog
             store.add_op(stamp, "deleted", states[path].id, detail={"path": path})
             if _has_entries(store, path):
                 ledgers[path] = (states[path].id, None)
+            prospective.remove_note_items(store, states[path].id, stamp)
         for old, new in plan.moved:
             store.update_note(states[old].id, {"path": new})
             store.add_op(stamp, "moved", states[old].id, detail={"from": old, "to": new})

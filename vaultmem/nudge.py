@@ -25,7 +25,6 @@ from .store import Store
 
 THETA = 1.0
 HYSTERESIS = 0.25
-QUIET_RAISE = 1e9  # "raise θ enough to mute"
 DEADLINE_HOUR = 17  # a due date means "by the end of that working day"
 
 
@@ -237,7 +236,6 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
         "SELECT item_id, armed, muted_until FROM nudge_state")}
     history = _history(store, now)
     quiet = in_hours(settings.quiet_hours, now)
-    theta = THETA + (QUIET_RAISE if quiet else 0.0)
     firing, values, updates = [], {}, []
     for item in items:
         armed, muted_until = state.get(item.id, (True, None))
@@ -246,7 +244,9 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
         values[item.id] = round(t.value, 4)
         if muted_until and _moment(muted_until) > now:
             continue
-        fires, armed_after = schmitt(armed, t.value, theta, HYSTERESIS)
+        fires, armed_after = schmitt(armed, t.value, THETA, HYSTERESIS)
+        if fires and quiet:  # quiet hours raise θ out of reach; they do not re-arm anything
+            fires, armed_after = False, armed
         if fires:
             firing.append((t.value, item, t))
         else:
@@ -336,8 +336,9 @@ def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
                                      "kind": kind, "until": until})
         if until:
             store.execute(
+                # A snooze re-arms: once it ends, a still-pressing item may speak again.
                 "INSERT INTO nudge_state (item_id, armed, muted_until, updated_at) "
-                "VALUES (?, 1, ?, ?) ON CONFLICT(item_id) DO UPDATE SET "
+                "VALUES (?, 1, ?, ?) ON CONFLICT(item_id) DO UPDATE SET armed = 1, "
                 "muted_until = excluded.muted_until, updated_at = excluded.updated_at",
                 [item_id, until, stamp])
     return {"item": item_id, "surfacing": row[0], "kind": kind, "until": until}

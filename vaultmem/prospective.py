@@ -26,6 +26,7 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[(?P<mark>.)\]\s+)?(?P
 _KIND_TAG = re.compile(r"(?<!\S)#(" + "|".join(KINDS) + r")(?![\w/-])", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _BLOCK = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
+_CODE_SPAN = re.compile(r"(`+).+?\1")
 
 
 @dataclass(frozen=True)
@@ -52,16 +53,21 @@ def note_item(title: str, fm: dict) -> Draft | None:
 
 def list_items(text: str, first_line: int = 1) -> list[Draft]:
     """List items tagged with a prospective kind (outside code fences)."""
-    out, fence = [], None
+    out, fence = [], ""
     for number, line in enumerate(text.splitlines(), start=first_line):
         opener = _FENCE.match(line)
         if opener:
-            fence = None if fence and opener.group(1)[0] == fence else (fence or opener.group(1)[0])
+            mark = opener.group(1)
+            # CommonMark: a fence closes only with the same character, at least as long.
+            if not fence:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence):
+                fence = ""
             continue
         if fence:
             continue
         item = _LIST_ITEM.match(line)
-        tag = _KIND_TAG.search(line) if item else None
+        tag = _KIND_TAG.search(_CODE_SPAN.sub("", line)) if item else None
         if not tag:
             continue
         body = item["text"]
@@ -109,6 +115,15 @@ def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],
             store.execute("UPDATE prospective SET present = 0, updated_at = ? WHERE id = ?",
                           [stamp, row[0]])
             store.add_op(stamp, "item-removed", note_id, row[0], {})
+
+
+def remove_note_items(store: Store, note_id: int, stamp: str) -> None:
+    """A deleted note takes its items with it (kept, marked, never deleted)."""
+    for (item_id,) in store.execute(
+            "SELECT id FROM prospective WHERE note_id = ? AND present = 1", [note_id]).fetchall():
+        store.execute("UPDATE prospective SET present = 0, updated_at = ? WHERE id = ?",
+                      [stamp, item_id])
+        store.add_op(stamp, "item-removed", note_id, item_id, {"reason": "note deleted"})
 
 
 def _new_id(store: Store, path: str, draft: Draft) -> str:
@@ -191,7 +206,8 @@ def list_items_view(store: Store, include_closed: bool) -> list[dict]:
     where = "" if include_closed else "AND p.status IN ('open', 'referenced')"
     rows = store.execute(
         "SELECT p.id, p.kind, p.status, p.text, n.path, p.line, p.created, p.last_referenced "
-        f"FROM prospective p JOIN notes n ON n.id = p.note_id WHERE p.present = 1 {where} "
+        "FROM prospective p JOIN notes n ON n.id = p.note_id "
+        f"WHERE p.present = 1 AND n.deleted = 0 {where} "
         "ORDER BY p.kind, p.created").fetchall()
     keys = ("id", "kind", "status", "text", "path", "line", "created", "last_referenced")
     return [dict(zip(keys, r, strict=True)) for r in rows]
