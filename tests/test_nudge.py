@@ -474,7 +474,7 @@ def test_a_ledger_field_overrides_the_importance(make_vault):
     tau = (t - INDEXED) / DAY
     assert got.base == pytest.approx(0.9 * envelope(KIND_DEFAULTS["dated"], tau))
     plain = terms(v.item("c-renew-passport"), t, [], [])
-    assert got.base == pytest.approx(plain.base * 0.9 / 0.6)
+    assert got.base == pytest.approx(plain.base * 0.9 / KIND_DEFAULTS["dated"].importance)
     assert v.tick(t).values["c-pay-plumber"] == round(got.value, 4)
 
 
@@ -487,12 +487,13 @@ def test_front_matter_nudge_hours_on_a_plan_note(make_vault):
     assert trip.params == replace(KIND_DEFAULTS["plan"], hours="07-09")
     assert garden.params == KIND_DEFAULTS["plan"]
     early, late = datetime(2026, 8, 3, 8), datetime(2026, 8, 3, 10)
-    assert terms(trip, early, [], []).context == pytest.approx(0.2)
+    boost = KIND_DEFAULTS["plan"].context
+    assert terms(trip, early, [], []).context == pytest.approx(boost)
     assert terms(trip, late, [], []).context == 0.0
     assert terms(garden, early, [], []).context == 0.0
-    assert terms(garden, late, [], []).context == pytest.approx(0.2)
+    assert terms(garden, late, [], []).context == pytest.approx(boost)
     # Same kind, same creation: at 08:00 they differ by the context boost alone.
     values = v.tick(early).values
-    assert values["p-trip"] - values["p-garden"] == pytest.approx(0.2, abs=2e-4)
+    assert values["p-trip"] - values["p-garden"] == pytest.approx(boost, abs=2e-4)
     values = v.tick(late).values
-    assert values["p-garden"] - values["p-trip"] == pytest.approx(0.2, abs=2e-4)
+    assert values["p-garden"] - values["p-trip"] == pytest.approx(boost, abs=2e-4)

@@ -71,6 +71,7 @@ def query(vault, text: str = QUERY, **opts):
     _, settings, store, embedder = vault
     opts.setdefault("limit", 50)
     opts.setdefault("log_mentions", 0)
+    opts.setdefault("mode", "dense")  # the blend arithmetic over cosine; hybrid tested below
     return run_query(store, embedder, text, QueryOptions(**opts), NOW, settings)
 
 
@@ -181,8 +182,8 @@ def test_salience_never_removes_a_result(tmp_path):
                "prospective = 0\nrecency = 0\n")
     settings, store, embedder = build(tmp_path, files, weights)
     assert stored_salience(store, "notes/nothing.md") == 0.0
-    result = run_query(store, embedder, QUERY, QueryOptions(limit=100, log_mentions=0), NOW,
-                       settings)
+    result = run_query(store, embedder, QUERY, QueryOptions(limit=100, log_mentions=0,
+                                                            mode="dense"), NOW, settings)
     assert {h.path for h in result.results} == live_paths(store)
     assert len(result.results) == result.candidates == len(files)
     [nothing] = [h for h in result.results if h.path == "notes/nothing.md"]
@@ -252,3 +253,25 @@ def test_closed_prospective_items_need_include_closed(tmp_path):
 
     assert paths(include_closed=True) == ["plans/closed.md", "plans/open.md"]
     assert paths(include_closed=False) == ["plans/open.md"]
+
+
+@pytest.mark.parametrize("fusion", ["score", "rrf"])
+def test_hybrid_score_is_fused_relevance_times_the_same_multipliers(vault, fusion):
+    hits = query(vault, mode="hybrid", fusion=fusion, explain=True, weight=0.5,
+                 fire_weight=2.0).results
+    assert hits
+    for hit in hits:
+        e = hit.explain
+        expected = e["relevance"] * (1 + 0.5 * e["salience"]) * (1 + 2.0 * e["firing"])
+        assert hit.score == pytest.approx(expected, rel=1e-3)  # explain rounds to 4 places
+        assert 0.0 <= e["relevance"] <= 1.0 + 1e-9
+        assert e["dense_rank"] >= 1
+
+
+def test_hybrid_never_drops_a_note_and_lexical_finds_exact_words(vault):
+    _, _, store, _ = vault
+    every = query(vault, mode="hybrid", limit=100).results
+    assert {h.path for h in every} == live_paths(store)
+    lexical = query(vault, text="valve", mode="lexical").results
+    assert lexical and all(h.explain is None for h in lexical)
+    assert all("valve" in (h.snippet + h.title).lower() or h.firing for h in lexical[:1])

@@ -94,6 +94,8 @@ def query(
     include_closed: Annotated[bool, typer.Option(
         "--include-closed", help="Include closed and stale prospective items.")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show every score component.")] = False,
+    mode: Annotated[str | None, typer.Option(
+        "--mode", help="hybrid (default), dense or lexical.", show_default=False)] = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -103,12 +105,16 @@ def query(
     from .rank import QueryOptions, run_query
 
     when = parse_now(now)
-    settings = _settings(vault, db, weight=weight)
+    if mode not in (None, "hybrid", "dense", "lexical"):
+        raise typer.BadParameter(f"{mode!r}: use hybrid, dense or lexical", param_hint="--mode")
+    settings = _settings(vault, db, weight=weight, mode=mode)
     store = _open(settings)
     opts = QueryOptions(limit=limit, prefix=prefix, weight=settings.weight,
                         fire_weight=settings.fire_weight, prospective=not no_prospective,
                         floor=floor, include_closed=include_closed, explain=explain,
-                        log_mentions=settings.query_mentions)
+                        log_mentions=settings.query_mentions, mode=settings.mode,
+                        fusion=settings.fusion, rrf_k=settings.rrf_k,
+                        lexical_weight=settings.lexical_weight)
     result = run_query(store, FastEmbedder(settings), text, opts, when, settings)
     render.query_result(result, json_, explain)
 

@@ -30,6 +30,10 @@ class Settings:
     max_chunk_chars: int = 1200
     max_file_bytes: int = 5_000_000
     # ranking (SPEC 5)
+    mode: str = "hybrid"  # hybrid | dense | lexical
+    fusion: str = "score"  # score | rrf: how hybrid mode fuses the two legs (see README)
+    rrf_k: int = 60  # reciprocal-rank fusion constant (Cormack et al. 2009)
+    lexical_weight: float = 0.5  # the BM25 share in score fusion
     weight: float = 0.3
     fire_weight: float = 1.0
     # salience component weights (SPEC 4)

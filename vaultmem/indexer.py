@@ -164,7 +164,7 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp, report, le
     note_id = store.upsert_note(path, fields)
     links = [(ln.target, ln.kind, ln.heading, ln.block, ln.label, ln.line) for ln in parsed.links]
     chunks = _chunk_rows(parsed) if text is not None else []
-    store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases)
+    store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases, parsed.title)
     _sync_items(store, note_id, path, parsed, text or "", prior is None, stamp)
     if commitments.is_ledger(path, fields["type"], settings):
         ledgers[path] = (note_id, text or "")

@@ -140,3 +140,24 @@ def m003_prospective_and_nudges(db: Database) -> None:
         pk="id",
     )
     db["feedback"].create_index(["item_id"])
+
+
+@migration
+def m004_lexical_index(db: Database) -> None:
+    """FTS5 over chunks (title, aliases, headings, body), filled from what is stored."""
+    from .lexical import fts_row
+
+    db.execute(
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5(title, aliases, heading, body, "
+        "tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    aliases: dict[int, list[str]] = {}
+    for note_id, alias in db.execute("SELECT note_id, alias FROM aliases"):
+        aliases.setdefault(note_id, []).append(alias)
+    rows = db.execute(
+        "SELECT c.id, n.title, n.id, c.heading, c.text FROM chunks c "
+        "JOIN notes n ON n.id = c.note_id").fetchall()
+    db.conn.executemany(
+        "INSERT INTO chunks_fts (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)",
+        [fts_row(cid, title or "", aliases.get(nid, []), heading or "", text or "")
+         for cid, title, nid, heading, text in rows])

@@ -30,19 +30,23 @@ DEADLINE_HOUR = 17  # a due date means "by the end of that working day"
 
 @dataclass(frozen=True)
 class Params:
-    """Dynamics of one item; defaults by kind, overridable per item."""
+    """Dynamics of one item; defaults by kind, overridable per item (`nudge_<name>`).
 
-    importance: float = 0.6
+    Scale: θ = 1. An item alone (I·D ≈ I) stays below it; it takes the preferred
+    hours (C) plus an approaching deadline (U) or a revival crest of D to cross.
+    """
+
+    importance: float = 0.5
     decay_days: float = 14.0
     amplitude: float = 0.3
     period_days: float = 3.0
     phase: float = 0.0
     hours: str = "09-12,14-18"
-    context: float = 0.2
-    urgency: float = 0.8
-    ramp_days: float = 2.0
+    context: float = 0.35
+    urgency: float = 0.6
+    ramp_days: float = 1.5
     fade_days: float = 1.0
-    novelty: float = 0.25
+    novelty: float = 0.1
     novelty_days: float = 0.5
     fatigue: float = 0.6
     fatigue_hours: float = 8.0
@@ -51,11 +55,11 @@ class Params:
 
 KIND_DEFAULTS: dict[str, Params] = {
     "dated": Params(),
-    "conditional": Params(importance=0.5, decay_days=21, amplitude=0.4, period_days=4,
+    "conditional": Params(importance=0.45, decay_days=21, amplitude=0.4, period_days=4,
                           urgency=0.0),
-    "plan": Params(importance=0.55, decay_days=30, amplitude=0.5, period_days=2, urgency=0.0),
+    "plan": Params(importance=0.5, decay_days=30, amplitude=0.5, period_days=3, urgency=0.0),
     "idea": Params(importance=0.45, decay_days=30, amplitude=0.6, period_days=3, urgency=0.0),
-    "question": Params(importance=0.5, decay_days=30, amplitude=0.5, period_days=3,
+    "question": Params(importance=0.45, decay_days=30, amplitude=0.5, period_days=3,
                        urgency=0.0),
     "decision": Params(importance=0.35, decay_days=10, amplitude=0.3, urgency=0.0),
     "insight": Params(importance=0.3, decay_days=10, amplitude=0.3, urgency=0.0),

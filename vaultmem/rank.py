@@ -15,7 +15,7 @@ from datetime import datetime
 
 import numpy as np
 
-from . import commitments, prospective
+from . import commitments, lexical, prospective
 from .config import Settings
 from .embed import Embedder
 from .store import Store
@@ -36,6 +36,10 @@ class QueryOptions:
     include_closed: bool = False
     explain: bool = False
     log_mentions: int = 5  # top-N results logged as ACT-R mentions (0: none)
+    mode: str = "hybrid"  # hybrid | dense | lexical
+    fusion: str = "score"
+    rrf_k: int = 60
+    lexical_weight: float = 0.5
 
 
 @dataclass
@@ -89,16 +93,83 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     fired = _fired_notes(firings)
     firing = np.array([1.0 if int(i) in fired else 0.0 for i in note_ids])
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
-    score = cosine * (1.0 + w * salience) * (1.0 + wf * firing)
+    relevance, legs = _relevance(store, text, cosine, note_ids, eligible, fired, opts)
+    score = relevance * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
     top, pinned = _order(score, note_ids, fired, opts)
     ctx = _Ctx(store, m, sims, note_ids, cosine, salience, firing, score, titles, fired,
-               sal_rows, opts)
+               sal_rows, opts, relevance, legs)
     hits = [_hit(ctx, rank, i, i in pinned) for rank, i in enumerate(top, start=1)]
     if opts.log_mentions and hits:
         _log_mentions(store, now, text, [note_ids[i] for i in top[: opts.log_mentions]])
     return QueryResult(text, now, w, wf, hits, int(eligible.sum()),
                        round(time.perf_counter() - started, 4))
+
+
+def _relevance(store, text, cosine, note_ids, eligible, fired, opts):
+    """Relevance before the salience and firing multipliers, by mode.
+
+    dense: the cosine. lexical: BM25, scaled to the best hit. hybrid: reciprocal-rank
+    fusion of both legs, scaled to [0, 1]. Prospective items and notes linked from
+    open ledger entries are found by meaning, not words (third seed), so their
+    lexical term is never below their dense one.
+    """
+    n = len(note_ids)
+    dense_rank = np.full(n, np.inf)
+    order = np.flatnonzero(eligible)[np.argsort(-cosine[eligible], kind="stable")]
+    dense_rank[order] = np.arange(1, len(order) + 1)
+    if opts.mode == "dense":
+        return cosine, {"dense_rank": dense_rank}
+    bm25, lex_rank = _lexical_leg(store, text, note_ids, eligible)
+    legs = {"dense_rank": dense_rank, "lexical_rank": lex_rank, "bm25": bm25}
+    if opts.mode == "lexical":
+        best = np.nanmax(np.where(np.isfinite(bm25), -bm25, np.nan)) if np.isfinite(
+            bm25).any() else 1.0
+        return np.where(np.isfinite(bm25), -bm25 / best, -np.inf), legs
+    by_meaning = _found_by_meaning(store, note_ids, fired)
+    if opts.fusion == "score":
+        return _score_fusion(cosine, bm25, eligible, by_meaning, opts.lexical_weight), legs
+    k = opts.rrf_k
+    dense_term = 1.0 / (k + dense_rank)
+    lex_term = 1.0 / (k + lex_rank)
+    lex_term = np.where(by_meaning, np.maximum(lex_term, dense_term), lex_term)
+    return (dense_term + lex_term) / (2.0 / (k + 1)), legs
+
+
+def _score_fusion(cosine, bm25, eligible, by_meaning, alpha) -> np.ndarray:
+    """(1 − α)·cosine/best cosine + α·BM25/best BM25, each leg scaled to its best hit."""
+    top_cos = float(cosine[eligible].max()) if eligible.any() else 1.0
+    dense = cosine / top_cos if top_cos > 0 else cosine
+    hit = np.isfinite(bm25)
+    lex = np.zeros_like(cosine)
+    if hit.any():
+        lex[hit] = -bm25[hit] / float((-bm25[hit]).max())
+    lex = np.where(by_meaning, np.maximum(lex, dense), lex)
+    return (1.0 - alpha) * dense + alpha * lex
+
+
+def _lexical_leg(store, text, note_ids, eligible) -> tuple[np.ndarray, np.ndarray]:
+    """Per note: its best chunk's BM25 (lower is better) and its rank among hits."""
+    n = len(note_ids)
+    bm25 = np.full(n, np.inf)
+    hits = lexical.search(store.db.conn, text)
+    if hits:
+        where = {int(nid): i for i, nid in enumerate(note_ids)}
+        owners = store.chunk_notes([cid for cid, _ in hits])
+        for chunk_id, score in hits:
+            i = where.get(owners.get(chunk_id, -1))
+            if i is not None and eligible[i] and score < bm25[i]:
+                bm25[i] = score
+    rank = np.full(n, np.inf)
+    found = np.flatnonzero(np.isfinite(bm25))
+    rank[found[np.argsort(bm25[found], kind="stable")]] = np.arange(1, len(found) + 1)
+    return bm25, rank
+
+
+def _found_by_meaning(store, note_ids, fired) -> np.ndarray:
+    """Prospective items and notes linked from open commitments."""
+    ids = set(fired) | store.prospective_note_ids()
+    return np.isin(note_ids, list(ids)) if ids else np.zeros(len(note_ids), dtype=bool)
 
 
 def _fired_notes(firings) -> dict[int, list]:
@@ -139,6 +210,8 @@ class _Ctx:
     fired: dict
     sal_rows: dict
     opts: QueryOptions
+    relevance: np.ndarray
+    legs: dict
 
 
 def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
@@ -162,13 +235,18 @@ def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
 def _explain(ctx: _Ctx, i: int, note_id: int) -> dict:
     parts = ctx.sal_rows.get(note_id)
     w, wf = ctx.opts.weight, ctx.opts.fire_weight
+    legs = {name: (None if not np.isfinite(arr[i]) else round(float(arr[i]), 4))
+            for name, arr in ctx.legs.items()}
     return {
+        "mode": ctx.opts.mode,
+        "relevance": round(float(ctx.relevance[i]), 4),
+        **legs,
         "cosine": round(float(ctx.cosine[i]), 4),
         "salience": round(float(ctx.salience[i]), 4),
         "components": dict(zip(SALIENCE_PARTS, (round(x, 4) for x in parts[1:]), strict=True))
         if parts else None,
         "firing": int(ctx.firing[i]),
-        "formula": f"{ctx.cosine[i]:.4f} x (1 + {w}*{ctx.salience[i]:.4f}) x "
+        "formula": f"{ctx.relevance[i]:.4f} x (1 + {w}*{ctx.salience[i]:.4f}) x "
                    f"(1 + {wf}*{int(ctx.firing[i])}) = {ctx.score[i]:.4f}",
     }
 

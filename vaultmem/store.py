@@ -18,6 +18,7 @@ from sqlite_utils import Database
 
 from . import migrations
 from .errors import BusyError, NoIndexError, VaultmemError
+from .lexical import fts_row
 
 
 @dataclass(frozen=True)
@@ -120,13 +121,16 @@ class Store:
         sets = ", ".join(f"{c} = ?" for c in fields)
         self.execute(f"UPDATE notes SET {sets} WHERE id = ?", [*fields.values(), note_id])
 
-    def replace_note_parts(self, note_id: int, chunks, links, tags, aliases) -> None:
+    def replace_note_parts(self, note_id: int, chunks, links, tags, aliases,
+                           title: str = "") -> None:
         """Swap a note's derived rows (chunks, links, tags, aliases) for new ones.
 
         Raw executemany rather than sqlite-utils' insert_all: this runs once per
         changed note, and insert_all introspects the table on every call.
         """
         conn = self.db.conn
+        conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks "
+                     "WHERE note_id = ?)", [note_id])
         for table in ("chunks", "tags", "aliases"):
             conn.execute(f"DELETE FROM {table} WHERE note_id = ?", [note_id])
         conn.execute("DELETE FROM links WHERE source_id = ?", [note_id])
@@ -143,6 +147,10 @@ class Store:
                          [(note_id, t) for t in tags])
         conn.executemany("INSERT OR IGNORE INTO aliases (note_id, alias) VALUES (?, ?)",
                          [(note_id, a) for a in aliases])
+        rows = conn.execute("SELECT id, heading, text FROM chunks WHERE note_id = ?", [note_id])
+        conn.executemany(
+            "INSERT INTO chunks_fts (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)",
+            [fts_row(cid, title, list(aliases), heading, text) for cid, heading, text in rows])
 
     def live_notes_with_aliases(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -263,6 +271,18 @@ class Store:
         return {r[0]: r[1:] for r in self.execute(
             "SELECT note_id, score, importance, activation, centrality, prospective, recency "
             "FROM salience")}
+
+    def chunk_notes(self, chunk_ids: list[int]) -> dict[int, int]:
+        marks = ",".join("?" * len(chunk_ids))
+        return dict(self.execute(f"SELECT id, note_id FROM chunks WHERE id IN ({marks})",
+                                 chunk_ids).fetchall())
+
+    def prospective_note_ids(self) -> set[int]:
+        """Notes that are prospective items or are linked from an open ledger entry."""
+        return {r[0] for r in self.execute(
+            "SELECT note_id FROM prospective WHERE present = 1 UNION "
+            "SELECT l.target_id FROM entry_links l JOIN entries e ON e.id = l.entry_id "
+            "WHERE e.present = 1 AND e.status = 'open' AND l.target_id IS NOT NULL")}
 
     def chunk_texts(self, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:
         marks = ",".join("?" * len(chunk_ids))
