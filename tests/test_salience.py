@@ -83,9 +83,10 @@ FILES = {
     "Ledger.md": ("- [ ] Fix the gutter 📅 2026-08-20 [[Alpha]] [project:: house]\n"
                   "- [x] Old thing [[Done]] ✅ 2026-07-01\n", datetime(2026, 8, 6)),
 }
+# Ledger links are commitments (P), not graph edges or mentions: Ledger.md -> Alpha and
+# Ledger.md -> Done are left out of PageRank and of activation.
 EDGES = [("Home.md", "Alpha.md"), ("Home.md", "Beta.md"), ("Home.md", "Gamma.md"),
-         ("Alpha.md", "Beta.md"), ("Ledger.md", "Alpha.md"), ("Ledger.md", "Done.md"),
-         ("daily/2026-08-01.md", "Alpha.md")]
+         ("Alpha.md", "Beta.md"), ("daily/2026-08-01.md", "Alpha.md")]
 # Mentions added by hand on top of the index run's own ops (all at 2026-08-01).
 EXTRA_OPS = [
     ("2026-08-09T00:00:00", "retrieved", "Alpha.md"),  # d = 1
@@ -157,12 +158,13 @@ def test_activation_sums_power_decay_over_mention_ops(small):
     _, report, rows = small
     d9 = decay(9)  # every op of the index run on 2026-08-01 is 9 days before now
     raw = {
-        # created, linked from Home, Ledger and the daily note; plus three later mentions
-        "Alpha.md": 4 * d9 + decay(1) + decay(0.5) + decay(0),
+        # created, linked from Home and the daily note (the ledger's link is no mention);
+        # plus three later mentions
+        "Alpha.md": 3 * d9 + decay(1) + decay(0.5) + decay(0),
         "Beta.md": 3 * d9,  # created, linked from Home and Alpha ("deleted" is no mention)
         "Gamma.md": 2 * d9 + decay(5),  # created, linked from Home, modified on the 5th
         "Home.md": d9,
-        "Done.md": 2 * d9,  # created, linked from the ledger
+        "Done.md": d9,  # created (linked only from the ledger)
         "daily/2026-08-01.md": d9,
     }
     top = raw["Alpha.md"]

@@ -62,7 +62,7 @@ def test_full_rehashes_and_reparses_everything():
     disk = {"a.md": FileStat(10, 1)}
     db = {"a.md": stored("a.md", 10, 1, "h1")}
     plan = plan_changes(disk, db, hasher({"a.md": "h1"}, calls), full=True)
-    assert calls == ["a.md"] and plan.modified == ["a.md"]
+    assert calls == ["a.md"] and plan.reparse == ["a.md"] and plan.modified == []
 
 
 def test_scan_skips_dot_names_and_non_markdown(tmp_path):

@@ -49,7 +49,7 @@ class Settings:
     query_mentions: int = 5  # top-N query results logged as ACT-R mentions
     # trigger matcher (SPEC 5)
     keyword_threshold: float = 0.5
-    semantic_threshold: float = 0.24  # chosen from scripts/eval_prospective.py, see README
+    semantic_threshold: float = 0.28  # chosen from scripts/eval_prospective.py, see README
     # ledger, prospective items, nudges (SPEC 3, 7, 8)
     ledger_notes: tuple = ("Ledger.md",)
     stale_days: int = 90

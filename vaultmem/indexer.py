@@ -89,16 +89,22 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     report = IndexReport()
     found = scan(settings.vault, skip=(settings.db.parent,))
     reader = _Reader(settings.vault, found.files, settings.max_file_bytes)
+    # A migration may ask for one re-parse of everything (to fill tables it added).
+    full = full or store.get_meta("reparse_all") == "1"
     plan = plan_changes(found.files, store.note_states(), reader.hash_of, full=full)
-    linked_before = store.resolved_pairs()  # before re-parsing resets changed notes' links
-    ledgers: dict[str, tuple[int | None, str | None]] = {}
-    _apply(store, settings, plan, found, reader, stamp, report, progress, ledgers)
-    _sync_ledgers(store, ledgers, stamp, report)
-    if plan.changed or full or ledgers or store.get_meta("links_dirty") == "1":
-        _resolve_links(store, linked_before, stamp, report)
+    # Every step after _apply is driven by a flag written in the same transaction as the
+    # change that needs it, so a run killed half-way is finished by the next one.
+    _apply(store, settings, plan, found, reader, stamp, report, progress)
+    if store.get_meta("links_dirty") == "1":
+        _resolve_links(store, stamp, report)
     report.embedded = embed_missing(store, embedder, progress)
-    if plan.changed or full:
+    if store.get_meta("lifecycle_dirty") == "1":
         prospective.refresh_lifecycle(store, settings, now)
+        with store.atomic():
+            store.set_meta("lifecycle_dirty", "0")
+    if full:
+        with store.atomic():
+            store.set_meta("reparse_all", "0")
     walk_warnings = [(p, None, m) for p, m in found.warnings]
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
@@ -109,8 +115,7 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     return report
 
 
-def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, progress,
-           ledgers) -> None:
+def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, progress) -> None:
     report.unchanged, report.touched = plan.unchanged, len(plan.touched)
     report.deleted, report.moved = len(plan.deleted), len(plan.moved)
     states = store.note_states()
@@ -119,32 +124,41 @@ def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, prog
             store.update_note(states[path].id, {"deleted": 1, "changed_at": stamp})
             store.add_op(stamp, "deleted", states[path].id, detail={"path": path})
             if _has_entries(store, path):
-                ledgers[path] = (states[path].id, None)
+                _sync_ledger(store, path, states[path].id, None, stamp, report)
             prospective.remove_note_items(store, states[path].id, stamp)
         for old, new in plan.moved:
-            store.update_note(states[old].id, {"path": new})
+            # hash None: if the re-parse below never happens, the next run does it.
+            store.update_note(states[old].id, {"path": new, "hash": None})
             store.add_op(stamp, "moved", states[old].id, detail={"from": old, "to": new})
             store.execute("UPDATE entries SET ledger_path = ? WHERE ledger_path = ?", [new, old])
         for path in plan.touched:
             st = found.files[path]
             store.update_note(states[path].id, {"size": st.size, "mtime_ns": st.mtime_ns})
         if plan.deleted or plan.moved:
-            store.set_meta("links_dirty", "1")
+            _mark_dirty(store)
     # Moved notes are re-parsed too: a title taken from the file name changes with it.
     todo = [(p, "new") for p in plan.new] + [(p, "modified") for p in plan.modified]
-    todo += [(new, "moved") for _, new in plan.moved]
+    todo += [(new, "moved") for _, new in plan.moved] + [(p, "reparse") for p in plan.reparse]
     for start in range(0, len(todo), 500):
         with store.atomic():
             for path, kind in todo[start:start + 500]:
                 _index_file(store, settings, path, kind, found.files[path], reader, plan, stamp,
-                            report, ledgers)
-            store.set_meta("links_dirty", "1")
+                            report)
+            _mark_dirty(store)
         if progress:
             progress("parse", min(start + 500, len(todo)), len(todo))
 
 
-def _index_file(store, settings, path, kind, st, reader, plan, stamp, report, ledgers) -> None:
-    """Parse one new/modified/moved file and replace its rows; log what happened."""
+def _mark_dirty(store: Store) -> None:
+    store.set_meta("links_dirty", "1")
+    store.set_meta("lifecycle_dirty", "1")
+
+
+def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) -> None:
+    """Parse one new/modified/moved/reparsed file and replace its rows; log what happened.
+
+    A ledger note's entries are reconciled in the same transaction as the note row.
+    """
     prior = store.execute("SELECT id, deleted FROM notes WHERE path = ?", [path]).fetchone()
     data = reader.read(path)
     if data is None:
@@ -167,10 +181,10 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp, report, le
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases, parsed.title)
     _sync_items(store, note_id, path, parsed, text or "", prior is None, stamp)
     if commitments.is_ledger(path, fields["type"], settings):
-        ledgers[path] = (note_id, text or "")
-    elif _has_entries(store, path):
-        ledgers[path] = (note_id, None)  # no longer a ledger: its entries are removed
-    if kind != "moved":
+        _sync_ledger(store, path, note_id, text or "", stamp, report)
+    elif _has_entries(store, path):  # no longer a ledger: its entries are removed
+        _sync_ledger(store, path, note_id, None, stamp, report)
+    if kind not in ("moved", "reparse"):
         op = "created" if prior is None else ("restored" if prior[1] else "modified")
         store.add_op(stamp, op, note_id, detail={"path": path, "hash": digest})
         if op == "modified":
@@ -200,13 +214,11 @@ def _has_entries(store: Store, path: str) -> bool:
                          [path]).fetchone() is not None
 
 
-def _sync_ledgers(store: Store, ledgers: dict, stamp: str, report: IndexReport) -> None:
-    """Reconcile every changed ledger note: typed revisions into the ops log."""
-    for path, (note_id, text) in sorted(ledgers.items()):
-        with store.atomic():
-            warnings = commitments.sync_ledger(store, path, note_id, text, stamp)
-            store.replace_warnings("ledger", [path], warnings)
-        report.warnings.extend(warnings)
+def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report) -> None:
+    """Reconcile one ledger note: typed revisions into the ops log, line warnings kept."""
+    warnings = commitments.sync_ledger(store, path, note_id, text, stamp)
+    store.replace_warnings("ledger", [path], warnings)
+    report.warnings.extend(warnings)
 
 
 def _warn(store, report, path, message) -> None:
@@ -238,7 +250,7 @@ def _note_fields(parsed, st, digest, stamp, problem, kind) -> dict:
         "updated": _scalar(fm.get("updated")), "date": _scalar(fm.get("date")), "deleted": 0,
         "problem": problem, "indexed_at": stamp,
     }
-    if kind != "moved":
+    if kind not in ("moved", "reparse"):
         fields["changed_at"] = stamp
     return fields
 
@@ -257,8 +269,12 @@ def _chunk_rows(parsed) -> list[tuple[int, str, str, str]]:
             for c in chunks]
 
 
-def _resolve_links(store: Store, before: set, stamp: str, report: IndexReport) -> None:
-    """Re-resolve every live link against the current notes; log newly made links."""
+def _resolve_links(store: Store, stamp: str, report: IndexReport) -> None:
+    """Re-resolve every live link against the current notes; log newly made links.
+
+    "Newly made" is judged against `resolved_pairs`, the pairs as of the last finished
+    resolution, which is replaced in the same transaction as the ops it justifies.
+    """
     ids = store.path_ids()
     resolver = Resolver(store.live_notes_with_aliases())
     updates, escaping, resolved = [], [], 0
@@ -274,9 +290,12 @@ def _resolve_links(store: Store, before: set, stamp: str, report: IndexReport) -
     with store.atomic():
         store.set_link_targets(updates)
         commitments.resolve_entry_links(store, resolver, ids)
-        for source_id, target_id in sorted(store.resolved_pairs() - before):
+        before = store.remembered_pairs()
+        now_pairs = store.resolved_pairs()
+        for source_id, target_id in sorted(now_pairs - before):
             if source_id != target_id:
                 store.add_op(stamp, "linked", target_id, detail={"source_id": source_id})
+        store.remember_pairs(now_pairs)
         store.replace_warnings("link", None, escaping)
         store.set_meta("links_dirty", "0")
     report.links_resolved = resolved

@@ -697,14 +697,22 @@ def _closest(known, entry: LedgerEntry, free_k: list[int]) -> list[tuple[float, 
     return found
 
 
+def _words_key(entry: LedgerEntry) -> tuple:
+    return (entry.action, entry.condition)
+
+
 _MATCH_STAGES = (
     _pair_equal(lambda k: k.entry.block_id, lambda e: e.block_id),
     # A block id added later that spells the id the store gave the entry.
     _pair_equal(lambda k: k.id, lambda e: e.block_id),
     _pair_equal(lambda k: _full_key(k.entry), _full_key),
     _pair_equal(lambda k: _text_key(k.entry), _text_key),
+    # Same words, other links: a retargeted entry is surely itself, before any fuzzy
+    # match lets a similar neighbour take its id.
+    _pair_equal(lambda k: _words_key(k.entry), _words_key),
     _pair_similar,
 )
+
 
 
 def similarity(a: LedgerEntry, b: LedgerEntry) -> float:

@@ -20,18 +20,29 @@ def migration(fn: Callable[[Database], None]) -> Callable[[Database], None]:
 
 
 def apply(db: Database) -> list[str]:
-    """Run every migration not yet recorded; return the names applied."""
-    db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
-    done = {row["name"] for row in db["_migrations"].rows}
+    """Run every migration not yet recorded; return the names applied.
+
+    Each runs under BEGIN IMMEDIATE and re-checks its record inside, so two
+    processes opening a new store at once cannot both apply it.
+    """
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
     applied = []
     for name, fn in MIGRATIONS:
         if name in done:
             continue
-        with db.atomic():
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if db.execute("SELECT 1 FROM _migrations WHERE name = ?", [name]).fetchone():
+                db.execute("COMMIT")
+                continue
             fn(db)
-            db.execute(
-                "INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", [name]
-            )
+            db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))",
+                       [name])
+            db.execute("COMMIT")
+        except BaseException:
+            db.rollback()
+            raise
         applied.append(name)
     return applied
 
@@ -161,3 +172,16 @@ def m004_lexical_index(db: Database) -> None:
         "INSERT INTO chunks_fts (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)",
         [fts_row(cid, title or "", aliases.get(nid, []), heading or "", text or "")
          for cid, title, nid, heading, text in rows])
+
+
+@migration
+def m005_resolved_pairs_and_reparse(db: Database) -> None:
+    """Remember resolved link pairs (so "newly linked" survives a killed run), and ask
+    the next index run to re-parse every note once: tables added by earlier migrations
+    (ledger entries, prospective items) are filled from notes that did not change."""
+    db["resolved_pairs"].create({"source_id": int, "target_id": int},
+                                pk=("source_id", "target_id"))
+    db.execute("INSERT OR IGNORE INTO resolved_pairs SELECT DISTINCT source_id, target_id "
+               "FROM links WHERE target_id IS NOT NULL")
+    if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")

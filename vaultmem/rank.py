@@ -74,10 +74,20 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     """Rank live notes for `text` (which is also the context for trigger matching)."""
     started = time.perf_counter()
     qvec = embedder.embed([text])[0]
+    with store.snapshot():
+        hits, candidates, log = _rank(store, embedder, text, qvec, opts, now, settings)
+    if opts.log_mentions and log:
+        _log_mentions(store, now, text, log[: opts.log_mentions])
+    w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
+    return QueryResult(text, now, w, wf, hits, candidates,
+                       round(time.perf_counter() - started, 4))
+
+
+def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], int, list]:
     m = store.matrix(embedder.fingerprint, qvec.shape[0])
     titles = store.note_titles()
     if not len(m.note_ids):
-        return QueryResult(text, now, opts.weight, opts.fire_weight, [], 0, 0.0)
+        return [], 0, []
     sims = m.vectors @ qvec
     cosine = np.maximum.reduceat(sims, m.starts)
     note_ids = m.note_ids[m.starts]
@@ -100,10 +110,7 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     ctx = _Ctx(store, m, sims, note_ids, cosine, salience, firing, score, titles, fired,
                sal_rows, opts, relevance, legs)
     hits = [_hit(ctx, rank, i, i in pinned) for rank, i in enumerate(top, start=1)]
-    if opts.log_mentions and hits:
-        _log_mentions(store, now, text, [note_ids[i] for i in top[: opts.log_mentions]])
-    return QueryResult(text, now, w, wf, hits, int(eligible.sum()),
-                       round(time.perf_counter() - started, 4))
+    return hits, int(eligible.sum()), [note_ids[i] for i in top]
 
 
 def _relevance(store, text, cosine, note_ids, eligible, fired, opts):
@@ -219,7 +226,7 @@ def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
     end = ctx.m.starts[i + 1] if i + 1 < len(ctx.m.starts) else len(ctx.sims)
     row = start + int(np.argmax(ctx.sims[start:end]))
     chunk_id = int(ctx.m.chunk_ids[row])
-    heading, text = ctx.store.chunk_texts([chunk_id])[chunk_id]
+    heading, text = ctx.store.chunk_texts([chunk_id]).get(chunk_id, ("", ""))
     note_id = int(ctx.note_ids[i])
     path, title = ctx.titles[note_id]
     commits = [{"id": f.entry.id, "action": f.entry.action, "why": f.why}

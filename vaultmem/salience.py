@@ -65,12 +65,28 @@ def days_before(now: datetime, stamps: list[str]) -> np.ndarray:
     return (np.datetime64(now.replace(tzinfo=None), "s") - moments) / np.timedelta64(86400, "s")
 
 
-def activation(store: Store, ids: list[int], now: datetime) -> np.ndarray:
-    """Σ over a note's mentions in the ops log of (d+1)^-0.5 (mentions after `now` ignored)."""
+def ledger_note_ids(store: Store, settings: Settings) -> set[int]:
+    """Ledger notes: their links are commitments, which P (prospective linkage) counts."""
+    marks = ",".join("?" * len(settings.ledger_notes))
+    return {r[0] for r in store.execute(
+        f"SELECT id FROM notes WHERE lower(type) = 'ledger' OR path IN ({marks}) "
+        "OR path IN (SELECT ledger_path FROM entries)", list(settings.ledger_notes))}
+
+
+def activation(store: Store, ids: list[int], now: datetime,
+               ledgers: set[int] = frozenset()) -> np.ndarray:
+    """Σ over a note's mentions in the ops log of (d+1)^-0.5 (mentions after `now` ignored).
+
+    Entry revisions carry their ledger's note id but are not mentions of that note,
+    and being linked from a ledger is a commitment (P), not a mention: counting it
+    here would keep a resolved commitment's notes warm.
+    """
     marks = ",".join("?" * len(MENTION_OPS))
-    # Entry revisions carry their ledger's note id but are not mentions of that note.
-    rows = store.execute(f"SELECT note_id, ts FROM ops WHERE op IN ({marks}) AND "
-                         "note_id IS NOT NULL AND entry_id IS NULL", MENTION_OPS).fetchall()
+    rows = store.execute(
+        f"SELECT note_id, ts, CASE WHEN op = 'linked' THEN json_extract(detail, '$.source_id') "
+        f"END FROM ops WHERE op IN ({marks}) AND note_id IS NOT NULL AND entry_id IS NULL",
+        MENTION_OPS).fetchall()
+    rows = [(n, ts) for n, ts, source in rows if source not in ledgers]
     index = {note_id: i for i, note_id in enumerate(ids)}
     rows = [(index[n], ts) for n, ts in rows if n in index]
     out = np.zeros(len(ids))
@@ -82,8 +98,8 @@ def activation(store: Store, ids: list[int], now: datetime) -> np.ndarray:
     return out
 
 
-def centrality(store: Store, ids: list[int]) -> np.ndarray:
-    """PageRank (damping 0.85) over the resolved note-to-note links."""
+def centrality(store: Store, ids: list[int], ledgers: set[int] = frozenset()) -> np.ndarray:
+    """PageRank (damping 0.85) over the resolved note-to-note links (ledgers' excluded)."""
     import networkx as nx
 
     graph = nx.DiGraph()
@@ -92,7 +108,7 @@ def centrality(store: Store, ids: list[int]) -> np.ndarray:
     graph.add_edges_from(
         (s, t) for s, t in store.execute(
             "SELECT DISTINCT source_id, target_id FROM links WHERE target_id IS NOT NULL")
-        if s != t and s in live and t in live)
+        if s != t and s in live and t in live and s not in ledgers)
     if not ids:
         return np.zeros(0)
     rank = nx.pagerank(graph, alpha=0.85)
@@ -148,6 +164,7 @@ def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceRep
     rows = store.execute("SELECT id, path, type, importance, project, mtime_ns FROM notes "
                          "WHERE deleted = 0 ORDER BY id").fetchall()
     ids = [r[0] for r in rows]
+    ledgers = ledger_note_ids(store, settings)
     tags: dict[int, set[str]] = {}
     for note_id, tag in store.execute("SELECT note_id, tag FROM tags"):
         tags.setdefault(note_id, set()).add(tag)
@@ -155,8 +172,8 @@ def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceRep
               for r in rows]
     raw = {
         "importance": np.array([importance(r[3], r[2], r[1]) for r in rows]),
-        "activation": activation(store, ids, now),
-        "centrality": centrality(store, ids),
+        "activation": activation(store, ids, now, ledgers),
+        "centrality": centrality(store, ids, ledgers),
         "prospective": prospective(store, ids, [r[4] for r in rows], tags),
         "recency": power_decay(days_before(now, mtimes)) if rows else np.zeros(0),
     }

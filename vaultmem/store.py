@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ class StoredNote:
     mtime_ns: int | None
     hash: str | None
     deleted: bool
+    problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,19 @@ class Matrix:
     note_ids: np.ndarray
     vectors: np.ndarray  # float32 (n, dim), unit-normalised
     starts: np.ndarray  # index of each note's first row, for np.maximum.reduceat
+
+
+def _connect(path: Path) -> Database:
+    db = Database(path, execute_plugins=False)
+    try:
+        db.execute("PRAGMA busy_timeout = 10000")
+        db.enable_wal()
+        db.execute("PRAGMA synchronous = NORMAL")
+        migrations.apply(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 class Store:
@@ -58,15 +73,18 @@ class Store:
             if not create:
                 raise NoIndexError(path, vault or ".")
             path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            db = Database(path, execute_plugins=False)
-            db.execute("PRAGMA busy_timeout = 10000")
-            db.enable_wal()
-            db.execute("PRAGMA synchronous = NORMAL")
-            migrations.apply(db)
-        except sqlite3.DatabaseError as exc:
-            raise VaultmemError(f"{path}: not a usable vaultmem store ({exc})") from None
-        return cls(db, path)
+        for attempt in range(5):
+            try:
+                return cls(_connect(path), path)
+            except sqlite3.OperationalError as exc:
+                # Switching a brand-new file to WAL can report "locked" without waiting
+                # for the busy handler while another process creates the same store.
+                if "locked" not in str(exc) or attempt == 4:
+                    raise VaultmemError(f"{path}: cannot open the store ({exc})") from None
+                time.sleep(0.2 * (attempt + 1))
+            except sqlite3.DatabaseError as exc:
+                raise VaultmemError(f"{path}: not a usable vaultmem store ({exc})") from None
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         self.db.close()
@@ -98,14 +116,27 @@ class Store:
         with self.db.atomic():
             yield
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A read transaction: every read inside sees one consistent state (WAL), even
+        while an index run commits in another process."""
+        if self.db.conn.in_transaction:
+            yield
+            return
+        self.db.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.conn.execute("COMMIT")
+
     def execute(self, sql: str, params: Iterable = ()) -> sqlite3.Cursor:
         return self.db.execute(sql, list(params))
 
     # -- notes ---------------------------------------------------------------
 
     def note_states(self) -> dict[str, StoredNote]:
-        rows = self.execute("SELECT id, path, size, mtime_ns, hash, deleted FROM notes")
-        return {r[1]: StoredNote(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows}
+        rows = self.execute("SELECT id, path, size, mtime_ns, hash, deleted, problem FROM notes")
+        return {r[1]: StoredNote(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6]) for r in rows}
 
     def upsert_note(self, path: str, fields: dict) -> int:
         """Insert or update the row for `path`; return its id."""
@@ -179,6 +210,14 @@ class Store:
         return set(self.execute(
             "SELECT DISTINCT source_id, target_id FROM links WHERE target_id IS NOT NULL"
         ))
+
+    def remembered_pairs(self) -> set[tuple[int, int]]:
+        return set(self.execute("SELECT source_id, target_id FROM resolved_pairs"))
+
+    def remember_pairs(self, pairs: set[tuple[int, int]]) -> None:
+        self.execute("DELETE FROM resolved_pairs")
+        self.db.conn.executemany("INSERT INTO resolved_pairs (source_id, target_id) VALUES (?, ?)",
+                                 sorted(pairs))
 
     def set_link_targets(self, updates: Iterable[tuple[int | None, int]]) -> None:
         self.db.conn.executemany("UPDATE links SET target_id = ? WHERE id = ?", updates)

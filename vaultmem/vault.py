@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ class Scan:
 class ChangePlan:
     new: list[str]
     modified: list[str]
+    reparse: list[str]  # content unchanged but parsed again (--full, or an unfinished move)
     moved: list[tuple[str, str]]  # (old path, new path); same content
     deleted: list[str]
     touched: list[str]  # stat changed, content did not: refresh the stat only
@@ -40,7 +42,7 @@ class ChangePlan:
 
     @property
     def changed(self) -> bool:
-        return bool(self.new or self.modified or self.moved or self.deleted)
+        return bool(self.new or self.modified or self.reparse or self.moved or self.deleted)
 
 
 def scan(root: Path, skip: tuple[Path, ...] = ()) -> Scan:
@@ -96,6 +98,9 @@ def _add_file(entry: os.DirEntry, rel: str, files, warnings) -> None:
     except OSError as exc:
         warnings.append((rel, f"cannot stat file ({exc.strerror}): skipped"))
         return
+    if not stat.S_ISREG(st.st_mode):  # a named pipe or device would block the reader
+        warnings.append((rel, "not a regular file: skipped"))
+        return
     files[rel] = FileStat(st.st_size, st.st_mtime_ns)
 
 
@@ -108,11 +113,11 @@ def plan_changes(
 ) -> ChangePlan:
     """Classify every path. `hash_of(path)` is called only where size/mtime differ (or `full`)."""
     hashes: dict[str, str] = {}
-    new, modified, touched, unchanged = [], [], [], 0
+    new, modified, reparse, touched, unchanged = [], [], [], [], 0
     for path, st in disk.items():
         old = stored.get(path)
         same_stat = old and not old.deleted and (old.size, old.mtime_ns) == (st.size, st.mtime_ns)
-        if same_stat and not full:
+        if same_stat and not full and (old.hash or old.problem):
             unchanged += 1
             continue
         digest = hash_of(path)
@@ -120,16 +125,18 @@ def plan_changes(
             hashes[path] = digest
         if old is None or old.deleted:
             new.append(path)
-        elif digest is not None and digest == old.hash and not full:
-            touched.append(path)
+        elif digest is not None and digest == old.hash:
+            (reparse if full else touched).append(path)
+        elif old.hash is None and not old.problem:
+            reparse.append(path)  # a move whose re-parse was interrupted
         else:
             modified.append(path)
     gone = [p for p, old in stored.items() if not old.deleted and p not in disk]
     moved, deleted = _pair_moves(gone, new, stored, hashes)
     moved_to = {dst for _, dst in moved}
     new = [p for p in new if p not in moved_to]
-    return ChangePlan(sorted(new), sorted(modified), moved, sorted(deleted), sorted(touched),
-                      unchanged, hashes)
+    return ChangePlan(sorted(new), sorted(modified), sorted(reparse), moved, sorted(deleted),
+                      sorted(touched), unchanged, hashes)
 
 
 def _pair_moves(gone, new, stored, hashes) -> tuple[list[tuple[str, str]], list[str]]:
