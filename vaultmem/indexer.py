@@ -310,14 +310,17 @@ def embed_missing(store: Store, embedder: Embedder, progress: Progress | None = 
     todo = store.missing_vectors(embedder.fingerprint)
     if not todo:
         return 0
-    # Similar lengths in a batch mean less padding for the ONNX model.
-    todo.sort(key=lambda row: len(row[1]) + len(row[2]) + len(row[3]))
+    # Similar lengths in a batch mean less padding for the ONNX model; texts are read a
+    # group at a time so memory stays flat however large the vault.
+    todo.sort(key=lambda row: row[1] or 0)
     for start in range(0, len(todo), EMBED_GROUP):
-        group = todo[start:start + EMBED_GROUP]
-        vectors = embedder.embed([embed_text(t, h, x) for _, t, h, x in group])
+        group = [digest for digest, _ in todo[start:start + EMBED_GROUP]]
+        texts = store.texts_for(group)
+        group = [digest for digest in group if digest in texts]  # gone since: skip
+        vectors = embedder.embed([embed_text(*texts[digest]) for digest in group])
         with store.atomic():
             rows = zip(group, vectors, strict=True)
-            store.put_vectors(embedder.fingerprint, ((r[0], v.tobytes()) for r, v in rows))
+            store.put_vectors(embedder.fingerprint, ((d, v.tobytes()) for d, v in rows))
         if progress:
             progress("embed", start + len(group), len(todo))
     return len(todo)

@@ -263,19 +263,33 @@ class Store:
 
     # -- vectors ---------------------------------------------------------------
 
-    def missing_vectors(self, fingerprint: str) -> list[tuple[str, str, str, str]]:
-        """(hash, title, heading, text) of live chunks with no vector under `fingerprint`."""
+    def missing_vectors(self, fingerprint: str) -> list[tuple[str, int]]:
+        """(hash, text length) of live chunks and open conditions with no vector under
+        `fingerprint`. Only hashes: the texts are fetched group by group (`texts_for`)."""
         return self.execute(
-            "SELECT c.hash, MIN(n.title), MIN(c.heading), MIN(c.text) "
+            "SELECT c.hash, MIN(length(n.title) + length(c.heading) + length(c.text)) "
             "FROM chunks c JOIN notes n ON n.id = c.note_id AND n.deleted = 0 "
             "LEFT JOIN vectors v ON v.hash = c.hash AND v.fingerprint = ? "
             "WHERE v.hash IS NULL GROUP BY c.hash "
-            "UNION SELECT e.cond_hash, '', '', MIN(e.condition) FROM entries e "
+            "UNION SELECT e.cond_hash, MIN(length(e.condition)) FROM entries e "
             "LEFT JOIN vectors v ON v.hash = e.cond_hash AND v.fingerprint = ? "
             "WHERE e.present = 1 AND e.cond_hash IS NOT NULL AND v.hash IS NULL "
             "GROUP BY e.cond_hash",
             [fingerprint, fingerprint],
         ).fetchall()
+
+    def texts_for(self, hashes: list[str]) -> dict[str, tuple[str, str, str]]:
+        """{hash: (title, heading, text)} for chunk or condition hashes."""
+        marks = ",".join("?" * len(hashes))
+        rows = self.execute(
+            "SELECT c.hash, n.title, c.heading, c.text FROM chunks c "
+            f"JOIN notes n ON n.id = c.note_id WHERE c.hash IN ({marks}) "
+            f"UNION ALL SELECT cond_hash, '', '', condition FROM entries "
+            f"WHERE cond_hash IN ({marks})", [*hashes, *hashes])
+        out: dict[str, tuple[str, str, str]] = {}
+        for digest, title, heading, text in rows:
+            out.setdefault(digest, (title or "", heading or "", text or ""))
+        return out
 
     def vectors_for(self, fingerprint: str, hashes: list[str]) -> dict[str, np.ndarray]:
         if not hashes:
