@@ -107,7 +107,7 @@ def main() -> None:
         os.environ["VAULTMEM_QUERY_MENTIONS"] = "0"
         started = time.perf_counter()
         report = cli("index", str(vault))
-        notes = report["new"] + report["unchanged"] + report["modified"]
+        notes = sum(report[k] for k in ("new", "modified", "reparsed", "unchanged", "touched"))
         print(f"## Retrieval golden set: {notes} notes, {len(queries)} queries "
               f"(indexed in {time.perf_counter() - started:.0f}s) {env or ''}\n")
         results = run(vault, queries, env)

@@ -33,6 +33,7 @@ class IndexReport:
     moved: int = 0
     deleted: int = 0
     touched: int = 0
+    reparsed: int = 0
     unchanged: int = 0
     embedded: int = 0
     links_resolved: int = 0
@@ -117,6 +118,7 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
 
 def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, progress) -> None:
     report.unchanged, report.touched = plan.unchanged, len(plan.touched)
+    report.reparsed = len(plan.reparse)
     report.deleted, report.moved = len(plan.deleted), len(plan.moved)
     states = store.note_states()
     with store.atomic():

@@ -74,8 +74,10 @@ def index_report(report, as_json: bool) -> None:
         return
     for w in report.warnings:
         warn(f"warning: {w[0]}{':' + str(w[1]) if w[1] else ''}: {w[2]}")
+    reparsed = f", {report.reparsed} re-parsed" if report.reparsed else ""
     warn(f"indexed in {report.seconds:.2f}s: {report.new} new, {report.modified} modified, "
-         f"{report.moved} moved, {report.deleted} deleted, {report.unchanged} unchanged; "
+         f"{report.moved} moved, {report.deleted} deleted{reparsed}, "
+         f"{report.unchanged} unchanged; "
          f"{report.embedded} chunks embedded; {len(report.warnings)} warnings")
 
 
