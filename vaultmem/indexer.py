@@ -138,6 +138,8 @@ def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, prog
             store.update_note(states[path].id, {"size": st.size, "mtime_ns": st.mtime_ns})
         if plan.deleted or plan.moved:
             _mark_dirty(store)
+        if plan.deleted or plan.moved or plan.touched:
+            store.bump_generation()
     # Moved notes are re-parsed too: a title taken from the file name changes with it.
     todo = [(p, "new") for p in plan.new] + [(p, "modified") for p in plan.modified]
     todo += [(new, "moved") for _, new in plan.moved] + [(p, "reparse") for p in plan.reparse]
@@ -154,6 +156,7 @@ def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, prog
 def _mark_dirty(store: Store) -> None:
     store.set_meta("links_dirty", "1")
     store.set_meta("lifecycle_dirty", "1")
+    store.bump_generation()
 
 
 def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) -> None:
@@ -323,6 +326,7 @@ def embed_missing(store: Store, embedder: Embedder, progress: Progress | None = 
         with store.atomic():
             rows = zip(group, vectors, strict=True)
             store.put_vectors(embedder.fingerprint, ((d, v.tobytes()) for d, v in rows))
+            store.bump_generation()
         if progress:
             progress("embed", start + len(group), len(todo))
     return len(todo)

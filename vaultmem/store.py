@@ -305,9 +305,15 @@ class Store:
             ((h, fingerprint, blob) for h, blob in rows),
         )
 
-    def _version(self) -> tuple[int, int]:
-        """Changes whenever any connection commits a write (for in-process caches)."""
-        return self.execute("PRAGMA data_version").fetchone()[0], self.db.conn.total_changes
+    def _version(self) -> str:
+        """The store's generation: bumped in every transaction that changes notes, chunks
+        or vectors (by any process), and by nothing else, so logging a query's mentions
+        does not throw away the in-process caches."""
+        return self.get_meta("generation", "0")
+
+    def bump_generation(self) -> None:
+        self.execute("INSERT INTO meta (key, value) VALUES ('generation', '1') "
+                     "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 
     def note_titles(self) -> dict[int, tuple[str, str]]:
         """{note id: (path, title)} of live notes, cached like `matrix`."""
