@@ -85,6 +85,7 @@ def query_result(result, as_json: bool, explain: bool = False) -> None:
     if as_json:
         emit_json(query_doc(result, explain))
         return
+    from rich.markup import escape
     from rich.table import Table
 
     if not result.results:
@@ -96,11 +97,20 @@ def query_result(result, as_json: bool, explain: bool = False) -> None:
     for hit in result.results:
         mark = " [bold yellow]↑fires[/]" if hit.firing else ""
         pin = " [bold]📌[/]" if hit.pinned else ""
+        # Note text is data, not markup: "[[Budget|budget]]" must print as written.
         table.add_row(str(hit.rank), f"{hit.score:.3f}",
-                      f"[bold]{hit.title}[/]{mark}{pin}\n[dim]{hit.path}[/]", hit.snippet)
+                      f"[bold]{escape(hit.title)}[/]{mark}{pin}\n[dim]{escape(hit.path)}[/]",
+                      escape(hit.snippet))
         if explain and hit.explain:
             table.add_row("", "", "[dim]explain[/]", _explain_line(hit.explain))
     _console(False).print(table)
+
+
+def _esc(text) -> str:
+    """User text printed through rich must not be read as markup ("[[Note]]")."""
+    from rich.markup import escape
+
+    return escape(str(text))
 
 
 def _explain_line(explain: dict) -> str:
@@ -142,10 +152,11 @@ def status(doc: dict, as_json: bool) -> None:
         if run:
             out.print(f"last {run['kind']}: {run['finished'] or run['started']} ({run['status']})")
     for link in doc["unresolved_links"][:20]:
-        out.print(f"[yellow]unresolved[/] {link['source']}:{link['line']} → [[{link['target']}]]")
+        out.print(f"[yellow]unresolved[/] {_esc(link['source'])}:{link['line']} → "
+                  f"{_esc('[[' + link['target'] + ']]')}", highlight=False)
     for w in doc["warnings"][:50]:
-        out.print(f"[yellow]warning[/] {w['path']}{':' + str(w['line']) if w['line'] else ''}: "
-                  f"{w['message']}", highlight=False)
+        out.print(f"[yellow]warning[/] {_esc(w['path'])}{':' + str(w['line']) if w['line'] else ''}"
+                  f": {_esc(w['message'])}", highlight=False)
 
 
 def salience_report(report, as_json: bool) -> None:
@@ -166,8 +177,8 @@ def due(rows: list[dict], now, context, as_json: bool) -> None:
         return
     for row in rows:
         notes = ", ".join(row["notes"]) or "no linked notes"
-        out.print(f"[bold]{row['action']}[/]  [dim]{row['id']}[/]\n  why: {row['why']}\n"
-                  f"  notes: {notes}", highlight=False)
+        out.print(f"[bold]{_esc(row['action'])}[/]  [dim]{_esc(row['id'])}[/]\n"
+                  f"  why: {_esc(row['why'])}\n  notes: {_esc(notes)}", highlight=False)
 
 
 def ledger_list(rows: list[dict], as_json: bool) -> None:
@@ -185,7 +196,8 @@ def ledger_list(rows: list[dict], as_json: bool) -> None:
     for r in rows:
         when = r["due"] or r["fires_from"] or (f"when {r['condition']}" if r["condition"] else "")
         notes = ", ".join(link["path"] or f"?{link['target']}" for link in r["links"])
-        table.add_row(r["id"], r["status"], when or "", r["action"], notes, str(r["revisions"]))
+        table.add_row(_esc(r["id"]), r["status"], _esc(when or ""), _esc(r["action"]), _esc(notes),
+                      str(r["revisions"]))
     _console(False).print(table)
 
 
@@ -194,11 +206,11 @@ def ledger_history(doc: dict, as_json: bool) -> None:
         emit_json(doc)
         return
     out = _console(False)
-    out.print(f"[bold]{doc['id']}[/] ({doc['status']}) {doc['ledger']}:{doc['line']}\n"
-              f"  {doc['raw']}", highlight=False)
+    out.print(f"[bold]{_esc(doc['id'])}[/] ({doc['status']}) {_esc(doc['ledger'])}:"
+              f"{doc['line']}\n  {_esc(doc['raw'])}", highlight=False)
     for rev in doc["revisions"]:
         detail = json.dumps(rev["detail"], ensure_ascii=False)
-        out.print(f"  {rev['ts']}  [bold]{rev['kind']}[/]  {detail}", highlight=False)
+        out.print(f"  {rev['ts']}  [bold]{rev['kind']}[/]  {_esc(detail)}", highlight=False)
 
 
 def prospective_list(rows: list[dict], as_json: bool) -> None:
@@ -214,7 +226,8 @@ def prospective_list(rows: list[dict], as_json: bool) -> None:
     for col in ("id", "kind", "status", "item", "note"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        table.add_row(r["id"], r["kind"], r["status"], r["text"], f"{r['path']}:{r['line']}")
+        table.add_row(_esc(r["id"]), r["kind"], r["status"], _esc(r["text"]),
+                      _esc(f"{r['path']}:{r['line']}"))
     _console(False).print(table)
 
 
