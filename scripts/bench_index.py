@@ -14,6 +14,8 @@ and peak RSS.
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
 import random
 import resource
@@ -24,6 +26,7 @@ import sys
 import tempfile
 import time
 from datetime import date, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 
 from vaultmem import config
@@ -52,22 +55,53 @@ QUERIES = ["when is the plumber invoice due", "interval training for the half ma
            "guitar chord lesson", "hiking trip with tent and stove map"]
 
 
-def sentence(rng: random.Random) -> str:
-    words = rng.choices(WORDS, k=rng.randint(6, 16))
-    return " ".join(words).capitalize() + "."
+def background_words() -> tuple[list[str], list[float]]:
+    """English words in the order of MiniLM's WordPiece vocabulary (roughly by frequency),
+    with Zipf weights: the common words are everywhere, most words are rare, as in prose."""
+    vocab = json.loads(resources.files("vaultmem").joinpath("model", "tokenizer.json")
+                       .read_text(encoding="utf-8"))["model"]["vocab"]
+    words = [w for w, _ in sorted(vocab.items(), key=lambda kv: kv[1])
+             if w.isascii() and w.isalpha() and len(w) >= 3]
+    return words, list(itertools.accumulate(1.0 / (rank + 10) for rank in range(len(words))))
 
 
-def make_note(rng: random.Random, i: int, names: list[str]) -> str:
+class Words:
+    """Where a note's words come from.
+
+    uniform: every word from WORDS (100 words); each one is then in about half of all
+    chunks, which makes every query word match thousands of chunks (the lexical leg's
+    worst case). zipf: Zipf-distributed English background words, with each note's three
+    topic words from WORDS making up about a sixth of its text; a topic word is then in a
+    few percent of the notes, as words are in a real vault.
+    """
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.background = background_words() if kind == "zipf" else None
+
+    def sentence(self, rng: random.Random, topics: list[str]) -> str:
+        k = rng.randint(6, 16)
+        if self.background is None:
+            words = rng.choices(WORDS, k=k)
+        else:
+            pool, cumulative = self.background
+            words = [rng.choice(topics) if rng.random() < 0.17 else w
+                     for w in rng.choices(pool, cum_weights=cumulative, k=k)]
+        return " ".join(words).capitalize() + "."
+
+
+def make_note(rng: random.Random, i: int, names: list[str], words: Words) -> str:
     day = date(2025, 1, 1) + timedelta(days=i % 600)
     tags = rng.sample(TAGS, 2)
     lines = ["---", f"title: {names[i]}", f"type: {rng.choice(TYPES)}",
              f"tags: [{', '.join(tags)}]", f"created: {day.isoformat()}", "---", ""]
+    topics = rng.sample(WORDS, 3) if words.kind == "zipf" else WORDS
     words_left = rng.randint(50, 400)
     section = 0
     while words_left > 0:
         if section and rng.random() < 0.5:
-            lines += [f"## {rng.choice(WORDS).capitalize()} {section}", ""]
-        para = " ".join(sentence(rng) for _ in range(rng.randint(2, 5)))
+            lines += [f"## {rng.choice(topics).capitalize()} {section}", ""]
+        para = " ".join(words.sentence(rng, topics) for _ in range(rng.randint(2, 5)))
         links = " ".join(f"[[{rng.choice(names)}]]" for _ in range(rng.randint(0, 3)))
         lines += [f"{para} {links} #{rng.choice(TAGS)}".strip(), ""]
         words_left -= len(para.split())
@@ -75,13 +109,14 @@ def make_note(rng: random.Random, i: int, names: list[str]) -> str:
     return "\n".join(lines)
 
 
-def generate(root: Path, n: int, seed: int) -> None:
+def generate(root: Path, n: int, seed: int, vocab: str = "zipf") -> None:
     rng = random.Random(seed)
+    words = Words(vocab)
     names = [f"Note {i:05d} {rng.choice(WORDS)}" for i in range(n)]
     for i, name in enumerate(names):
         folder = root / f"area{i % 10}" / f"sub{i % 7}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{name}.md").write_text(make_note(rng, i, names), encoding="utf-8")
+        (folder / f"{name}.md").write_text(make_note(rng, i, names, words), encoding="utf-8")
 
 
 def fastembed_only(texts: list[str]) -> float:
@@ -123,6 +158,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--cold-runs", type=int, default=5)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--vocab", choices=("zipf", "uniform"), default="zipf",
+                    help="zipf: English-like word frequencies (default); uniform: every word "
+                         "from 100, the lexical leg's worst case")
     ap.add_argument("--keep", type=Path, help="build the vault here and keep it")
     ap.add_argument("--reuse", action="store_true",
                     help="with --keep: the vault is already built and indexed; measure only "
@@ -142,8 +180,9 @@ def run(root: Path, args) -> None:
     vault = root / "vault"
     started = time.perf_counter()
     if not args.reuse:
-        generate(vault, args.notes, args.seed)
-        print(f"generated {args.notes:,} notes in {time.perf_counter() - started:.1f}s at {vault}")
+        generate(vault, args.notes, args.seed, args.vocab)
+        print(f"generated {args.notes:,} notes ({args.vocab} words) in "
+              f"{time.perf_counter() - started:.1f}s at {vault}")
     settings = config.load(vault)
     bundled_model_dir()  # assemble the model folder once, outside every timing
     store = Store.open(settings.db, create=True)

@@ -275,3 +275,16 @@ def test_hybrid_never_drops_a_note_and_lexical_finds_exact_words(vault):
     lexical = query(vault, text="valve", mode="lexical").results
     assert lexical and all(h.explain is None for h in lexical)
     assert all("valve" in (h.snippet + h.title).lower() or h.firing for h in lexical[:1])
+
+
+def test_the_query_path_does_not_import_the_markdown_parser():
+    """A cold `vaultmem query` pays for what it uses: parsing is index-time work."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; import vaultmem.rank, vaultmem.commitments; "
+             "print(sorted(m for m in ('markdown_it', 'frontmatter', 'yaml', 'vaultmem.parse', "
+             "'vaultmem.ledger') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr

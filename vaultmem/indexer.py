@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import commitments, parse, prospective
+from . import ledger_sync, parse, prospective
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -185,7 +185,7 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) ->
     chunks = _chunk_rows(parsed) if text is not None else []
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases, parsed.title)
     _sync_items(store, note_id, path, parsed, text or "", prior is None, stamp)
-    if commitments.is_ledger(path, fields["type"], settings):
+    if ledger_sync.is_ledger(path, fields["type"], settings):
         _sync_ledger(store, path, note_id, text or "", stamp, report)
     elif _has_entries(store, path):  # no longer a ledger: its entries are removed
         _sync_ledger(store, path, note_id, None, stamp, report)
@@ -221,7 +221,7 @@ def _has_entries(store: Store, path: str) -> bool:
 
 def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report) -> None:
     """Reconcile one ledger note: typed revisions into the ops log, line warnings kept."""
-    warnings = commitments.sync_ledger(store, path, note_id, text, stamp)
+    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp)
     store.replace_warnings("ledger", [path], warnings)
     report.warnings.extend(warnings)
 
@@ -294,7 +294,7 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport) -> None:
             escaping.append((source, line, f"link to {target!r} leaves the vault: not followed"))
     with store.atomic():
         store.set_link_targets(updates)
-        commitments.resolve_entry_links(store, resolver, ids)
+        ledger_sync.resolve_entry_links(store, resolver, ids)
         before = store.remembered_pairs()
         now_pairs = store.resolved_pairs()
         for source_id, target_id in sorted(now_pairs - before):

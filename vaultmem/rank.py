@@ -96,17 +96,20 @@ def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], 
         hidden = prospective.hidden_note_ids(store)
         if hidden:
             eligible &= ~np.isin(note_ids, list(hidden))
-    sal_rows = store.salience_rows() if opts.prospective else {}
-    salience = np.array([sal_rows.get(int(i), (0.0,))[0] for i in note_ids])
+    salience = (_aligned(note_ids, *store.salience_scores()) if opts.prospective
+                else np.zeros(len(note_ids)))
     firings = (commitments.firing_now(store, settings, now, text, qvec, embedder.fingerprint)
                if opts.prospective else [])
     fired = _fired_notes(firings)
-    firing = np.array([1.0 if int(i) in fired else 0.0 for i in note_ids])
+    firing = (np.isin(note_ids, list(fired)) if fired else np.zeros(len(note_ids), bool)).astype(
+        np.float64)
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
     relevance, legs = _relevance(store, text, cosine, note_ids, eligible, fired, opts)
     score = relevance * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
     top, pinned = _order(score, note_ids, fired, opts)
+    sal_rows = (store.salience_parts([int(note_ids[i]) for i in top])
+                if opts.explain and opts.prospective and top else {})
     ctx = _Ctx(store, m, sims, note_ids, cosine, salience, firing, score, titles, fired,
                sal_rows, opts, relevance, legs)
     hits = [_hit(ctx, rank, i, i in pinned) for rank, i in enumerate(top, start=1)]
@@ -161,16 +164,27 @@ def _lexical_leg(store, text, note_ids, eligible) -> tuple[np.ndarray, np.ndarra
     bm25 = np.full(n, np.inf)
     hits = lexical.search(store.db.conn, text)
     if hits:
-        where = {int(nid): i for i, nid in enumerate(note_ids)}
         owners = store.chunk_notes([cid for cid, _ in hits])
-        for chunk_id, score in hits:
-            i = where.get(owners.get(chunk_id, -1))
-            if i is not None and eligible[i] and score < bm25[i]:
-                bm25[i] = score
+        owner = np.array([owners.get(cid, -1) for cid, _ in hits], dtype=np.int64)
+        scores = np.array([score for _, score in hits])
+        pos = np.searchsorted(note_ids, owner)  # note_ids ascend (the matrix is by note)
+        pos = np.minimum(pos, n - 1)
+        keep = (note_ids[pos] == owner) & eligible[pos]
+        np.minimum.at(bm25, pos[keep], scores[keep])
     rank = np.full(n, np.inf)
     found = np.flatnonzero(np.isfinite(bm25))
     rank[found[np.argsort(bm25[found], kind="stable")]] = np.arange(1, len(found) + 1)
     return bm25, rank
+
+
+def _aligned(note_ids: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """values[k] for each note id found among the ascending `keys`, else 0."""
+    out = np.zeros(len(note_ids))
+    if len(keys):
+        pos = np.minimum(np.searchsorted(keys, note_ids), len(keys) - 1)
+        found = keys[pos] == note_ids
+        out[found] = values[pos[found]]
+    return out
 
 
 def _found_by_meaning(store, note_ids, fired) -> np.ndarray:
@@ -195,8 +209,8 @@ def _order(score, note_ids, fired, opts) -> tuple[list[int], set[int]]:
     firing_rank = {}
     for rank, note_id in enumerate(fired):  # dict order is firing order
         firing_rank.setdefault(note_id, rank)
-    pinned = [int(i) for i in np.flatnonzero(np.isfinite(score))
-              if int(note_ids[i]) in firing_rank]
+    linked = np.isfinite(score) & np.isin(note_ids, list(firing_rank))
+    pinned = [int(i) for i in np.flatnonzero(linked)]
     pinned.sort(key=lambda i: (firing_rank[int(note_ids[i])], -score[i]))
     rest = np.where(np.isin(np.arange(len(score)), pinned), -np.inf, score)
     room = max(opts.limit - len(pinned), 0)

@@ -325,11 +325,18 @@ class Store:
         self._titles = (version, titles)
         return titles
 
-    def salience_rows(self) -> dict[int, tuple[float, ...]]:
+    def salience_scores(self) -> tuple[np.ndarray, np.ndarray]:
+        """(note ids ascending, their standing salience): two arrays, no per-note objects."""
+        rows = self.execute("SELECT note_id, score FROM salience ORDER BY note_id").fetchall()
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        return ids, np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
+
+    def salience_parts(self, note_ids: list[int]) -> dict[int, tuple[float, ...]]:
         """{note id: (score, importance, activation, centrality, prospective, recency)}."""
+        marks = ",".join("?" * len(note_ids))
         return {r[0]: r[1:] for r in self.execute(
             "SELECT note_id, score, importance, activation, centrality, prospective, recency "
-            "FROM salience")}
+            f"FROM salience WHERE note_id IN ({marks})", note_ids)}
 
     def chunk_notes(self, chunk_ids: list[int]) -> dict[int, int]:
         marks = ",".join("?" * len(chunk_ids))

@@ -1,0 +1,108 @@
+"""The ledger into the store (the Revise step): entries as rows, changes as typed ops.
+
+The ledger parser and the revision diff are pure (`ledger.py`); this module writes
+their results. Nothing is ever deleted: an entry gone from the ledger is kept with
+`present = 0` and a `removed` op. Runs at index time only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from datetime import date
+
+from .config import Settings
+from .embed import embed_text
+from .ledger import Known, LedgerEntry, parse_ledger, reconcile
+from .parse import Link
+from .store import Store
+from .vault import content_hash
+
+_DATE_FIELDS = ("due", "scheduled", "start", "created", "done_on", "cancelled_on")
+
+
+def is_ledger(path: str, note_type: str | None, settings: Settings) -> bool:
+    """A ledger is a note with `type: ledger`, or one of the configured ledger notes."""
+    return (note_type or "").lower() == "ledger" or path in settings.ledger_notes
+
+
+def entry_to_json(entry: LedgerEntry) -> str:
+    data = asdict(entry)
+    for key in _DATE_FIELDS:
+        data[key] = data[key].isoformat() if data[key] else None
+    return json.dumps(data, ensure_ascii=False)
+
+
+def entry_from_json(text: str) -> LedgerEntry:
+    data = json.loads(text)
+    for key in _DATE_FIELDS:
+        data[key] = date.fromisoformat(data[key]) if data[key] else None
+    for key in ("keywords", "links", "tags"):
+        data[key] = tuple(data[key])
+    return LedgerEntry(**data)
+
+
+def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
+                stamp: str) -> list[tuple[str, int, str]]:
+    """Reconcile one ledger note with what the store knows; return its line warnings.
+
+    `text` None means the note is gone or no longer a ledger: its entries are removed.
+    """
+    entries, warnings = parse_ledger(text) if text is not None else ([], [])
+    known = [Known(row[0], entry_from_json(row[1])) for row in store.execute(
+        "SELECT id, entry FROM entries WHERE ledger_path = ? AND present = 1", [path])]
+    taken = {row[0] for row in store.execute("SELECT id FROM entries")}
+    for entry_id, entry, revisions in reconcile(known, entries, taken):
+        if entry is None:
+            store.execute("UPDATE entries SET present = 0, updated_at = ? WHERE id = ?",
+                          [stamp, entry_id])
+        else:
+            _write_entry(store, entry_id, path, entry, stamp)
+        for rev in revisions:
+            store.add_op(stamp, rev.kind, note_id, entry_id, rev.detail)
+    return [(path, w.line, w.message) for w in warnings]
+
+
+def _write_entry(store: Store, entry_id: str, path: str, entry: LedgerEntry, stamp: str):
+    iso = {k: getattr(entry, k).isoformat() if getattr(entry, k) else None
+           for k in _DATE_FIELDS}
+    cond = entry.condition
+    row = {
+        "ledger_path": path, "line": entry.line, "raw": entry.raw, "status": entry.status,
+        "action": entry.action, "condition": cond, "keywords": json.dumps(entry.keywords),
+        "due": iso["due"], "scheduled": iso["scheduled"], "start": iso["start"],
+        "fires_from": entry.fires_from.isoformat() if entry.fires_from else None,
+        "done_on": iso["done_on"], "cancelled_on": iso["cancelled_on"],
+        "project": entry.project, "tags": json.dumps(entry.tags), "block_id": entry.block_id,
+        "fields": json.dumps(entry.fields, ensure_ascii=False), "present": 1,
+        "cond_hash": condition_hash(cond) if cond else None,
+        "entry": entry_to_json(entry), "updated_at": stamp,
+    }
+    exists = store.execute("SELECT 1 FROM entries WHERE id = ?", [entry_id]).fetchone()
+    if exists:
+        store.db["entries"].update(entry_id, row)
+    else:
+        store.db["entries"].insert({"id": entry_id, "first_seen": stamp, **row})
+    store.execute("DELETE FROM entry_links WHERE entry_id = ?", [entry_id])
+    store.db.conn.executemany(
+        "INSERT INTO entry_links (entry_id, ord, target_raw) VALUES (?, ?, ?)",
+        [(entry_id, i, target) for i, target in enumerate(entry.links)],
+    )
+
+
+def condition_hash(condition: str) -> str:
+    """Conditions are embedded like chunks: keyed by the hash of the embedded text."""
+    return content_hash(embed_text("", "", condition).encode())
+
+
+def resolve_entry_links(store: Store, resolver, ids: dict[str, int]) -> None:
+    """Point every present entry's links at notes, as a wiki-link from its ledger would."""
+    rows = store.execute(
+        "SELECT l.entry_id, l.ord, l.target_raw, e.ledger_path FROM entry_links l "
+        "JOIN entries e ON e.id = l.entry_id WHERE e.present = 1").fetchall()
+    updates = []
+    for entry_id, ord_, target, ledger_path in rows:
+        hit = resolver.resolve(Link(target, "wiki", None, None, None, 0), ledger_path)
+        updates.append((ids.get(hit) if hit else None, entry_id, ord_))
+    store.db.conn.executemany(
+        "UPDATE entry_links SET target_id = ? WHERE entry_id = ? AND ord = ?", updates)
