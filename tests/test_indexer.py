@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from vaultmem import config
 from vaultmem.indexer import index_vault
 from vaultmem.store import Store
@@ -91,3 +93,50 @@ def test_model_change_reembeds_everything_once(tmp_path, fake_embedder):
     fake_embedder.fingerprint = "fake|other-model|r1"
     assert index_vault(store, settings, fake_embedder, now=NOW).embedded == first
     assert index_vault(store, settings, fake_embedder, now=NOW).embedded == 0
+
+
+def _same(a, b) -> bool:
+    import numpy as np
+
+    return all(np.array_equal(getattr(a, f), getattr(b, f))
+               for f in ("chunk_ids", "note_ids", "vectors", "starts"))
+
+
+def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(tmp_path, fake_embedder,
+                                                                 monkeypatch):
+    vault, settings, store = setup(tmp_path)
+    index_vault(store, settings, fake_embedder, now=NOW)
+    fp, dim = fake_embedder.fingerprint, fake_embedder.dim
+    first = store.matrix(fp, dim)  # built from SQLite, then written beside the db
+    [cache] = settings.db.parent.glob("*.matrix-*.npz")
+
+    cold = Store.open(settings.db)
+    monkeypatch.setattr(Store, "_matrix_from_rows", lambda *a: pytest.fail("read SQLite"))
+    assert _same(cold.matrix(fp, dim), first)
+    monkeypatch.undo()
+
+    (vault / "c.md").write_text("# C\n\nA third note about the garden shed roof.\n")
+    index_vault(store, settings, fake_embedder, now=NOW)  # a new generation
+    fresh = Store.open(settings.db).matrix(fp, dim)
+    assert len(fresh.note_ids) > len(first.note_ids)  # the old file was not used
+
+    cache.write_bytes(b"not a zip file")  # damaged: rebuilt from SQLite, rewritten
+    assert _same(Store.open(settings.db).matrix(fp, dim), fresh)
+    assert _same(Store.open(settings.db).matrix(fp, dim), fresh)
+
+
+def test_a_new_store_at_the_same_path_ignores_the_old_matrix_file(tmp_path, fake_embedder):
+    vault, settings, store = setup(tmp_path)
+    index_vault(store, settings, fake_embedder, now=NOW)
+    store.matrix(fake_embedder.fingerprint, fake_embedder.dim)
+    generation = store.get_meta("generation")
+    store.close()
+    for suffix in ("", "-wal", "-shm"):
+        settings.db.with_name(settings.db.name + suffix).unlink(missing_ok=True)
+    (vault / "b.md").unlink()
+    again = Store.open(settings.db, create=True)
+    index_vault(again, settings, fake_embedder, now=NOW)
+    with again.atomic():  # the worst case: the new store has reached the same generation
+        again.set_meta("generation", generation)
+    matrix = Store.open(settings.db).matrix(fake_embedder.fingerprint, fake_embedder.dim)
+    assert set(matrix.note_ids) == {again.path_ids()["a.md"]}

@@ -185,3 +185,13 @@ def m005_resolved_pairs_and_reparse(db: Database) -> None:
                "FROM links WHERE target_id IS NOT NULL")
     if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")
+
+
+@migration
+def m006_store_id(db: Database) -> None:
+    """A random identity for this store, so a cache file beside it (the query matrix)
+    can never be mistaken for one written by an earlier store at the same path."""
+    import uuid
+
+    db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?)",
+               [uuid.uuid4().hex])

@@ -6,9 +6,14 @@ sequence of writes in `store.atomic()`.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 import sqlite3
+import tempfile
 import time
+import zipfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -357,10 +362,31 @@ class Store:
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def matrix(self, fingerprint: str, dim: int) -> Matrix:
-        """All live chunk vectors, cached until another write changes the database."""
+        """All live chunk vectors, cached until another write changes the database.
+
+        In process the matrix is kept between queries; across processes a copy is kept
+        beside the database (`<db>.matrix-<model>.npz`), stamped with the store's identity
+        and generation, so a cold query reads one file instead of a row per chunk. The
+        vectors themselves live in SQLite: a stale, missing or unreadable copy is simply
+        rebuilt from there.
+        """
         version = self._version()
         if self._matrix and self._matrix[0] == (fingerprint, version):
             return self._matrix[1]
+        stamp = f"{self.get_meta('store_id', '')}:{version}"
+        path = self._matrix_path(fingerprint)
+        matrix = _read_matrix(path, stamp, dim)
+        if matrix is None:
+            matrix = self._matrix_from_rows(fingerprint, dim)
+            _write_matrix(path, stamp, matrix)
+        self._matrix = ((fingerprint, version), matrix)
+        return matrix
+
+    def _matrix_path(self, fingerprint: str) -> Path:
+        digest = hashlib.sha1(fingerprint.encode()).hexdigest()[:12]
+        return self.path.with_name(f"{self.path.name}.matrix-{digest}.npz")
+
+    def _matrix_from_rows(self, fingerprint: str, dim: int) -> Matrix:
         rows = self.execute(
             "SELECT c.id, c.note_id, v.vector FROM chunks c "
             "JOIN notes n ON n.id = c.note_id AND n.deleted = 0 "
@@ -373,6 +399,31 @@ class Store:
         vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
         vectors = vectors.reshape(len(rows), dim) if rows else np.zeros((0, dim), np.float32)
         starts = np.flatnonzero(np.r_[True, note_ids[1:] != note_ids[:-1]]) if rows else note_ids
-        matrix = Matrix(chunk_ids, note_ids, vectors, starts)
-        self._matrix = ((fingerprint, version), matrix)
-        return matrix
+        return Matrix(chunk_ids, note_ids, vectors, starts)
+
+
+def _read_matrix(path: Path, stamp: str, dim: int) -> Matrix | None:
+    """The cached matrix if it was written from exactly this store state, else None."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["stamp"]) != stamp or data["vectors"].shape[1:] != (dim,):
+                return None
+            return Matrix(data["chunk_ids"], data["note_ids"], data["vectors"], data["starts"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None
+
+
+def _write_matrix(path: Path, stamp: str, matrix: Matrix) -> None:
+    """Best effort and atomic: a reader sees the old file or the new one, never half."""
+    tmp = None
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
+                                         suffix=".tmp", delete=False) as fh:
+            tmp = fh.name
+            np.savez(fh, stamp=np.array(stamp), chunk_ids=matrix.chunk_ids,
+                     note_ids=matrix.note_ids, vectors=matrix.vectors, starts=matrix.starts)
+        os.replace(tmp, path)
+    except OSError:  # a read-only folder or a full disk: queries just read SQLite
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
