@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import tempfile
 import time
 import zipfile
@@ -378,7 +379,7 @@ class Store:
         matrix = _read_matrix(path, stamp, dim)
         if matrix is None:
             matrix = self._matrix_from_rows(fingerprint, dim)
-            _write_matrix(path, stamp, matrix)
+            _write_matrix(path, stamp, matrix, like=self.path)
         self._matrix = ((fingerprint, version), matrix)
         return matrix
 
@@ -420,8 +421,9 @@ def _read_matrix(path: Path, stamp: str, dim: int) -> Matrix | None:
         return None
 
 
-def _write_matrix(path: Path, stamp: str, matrix: Matrix) -> None:
-    """Best effort and atomic: a reader sees the old file or the new one, never half."""
+def _write_matrix(path: Path, stamp: str, matrix: Matrix, like: Path) -> None:
+    """Best effort and atomic: a reader sees the old file or the new one, never half.
+    The file gets the database's permissions (it holds the same vectors)."""
     tmp = None
     try:
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
@@ -429,6 +431,7 @@ def _write_matrix(path: Path, stamp: str, matrix: Matrix) -> None:
             tmp = fh.name
             np.savez(fh, stamp=np.array(stamp), chunk_ids=matrix.chunk_ids,
                      note_ids=matrix.note_ids, vectors=matrix.vectors, starts=matrix.starts)
+        os.chmod(tmp, stat.S_IMODE(os.stat(like).st_mode))
         os.replace(tmp, path)
     except OSError:  # a read-only folder or a full disk: queries just read SQLite
         if tmp:
