@@ -131,15 +131,29 @@ def test_crash_before_lifecycle_refresh_leaves_item_status_stale():
 WRITER = r"""
 import sys, time
 from datetime import datetime
+from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from tests.conftest import FakeEmbedder
 from vaultmem import config, indexer
 from vaultmem.store import Store
 
+gate = Path(sys.argv[3])
+
+# Mid-run (two groups committed, the writer lock held), wait until the reader has
+# answered twice and the test's own CLI calls are done: overlap by construction, not
+# by timing, however busy the machine.
 class Slow(FakeEmbedder):
     fingerprint = "fake|another-model|r1"  # a model change: every text is embedded again
+    calls = 0
     def embed(self, texts):
-        time.sleep(0.12)
+        Slow.calls += 1
+        if Slow.calls == 3:
+            deadline = time.time() + 120
+            while not all((gate / f).exists() for f in ("reader-ready", "cli-done")):
+                if time.time() > deadline:
+                    break
+                time.sleep(0.05)
+        time.sleep(0.05)
         return super().embed(texts)
 
 indexer.EMBED_GROUP = 8
@@ -159,12 +173,16 @@ import vaultmem.embed
 vaultmem.embed.FastEmbedder = lambda settings: FakeEmbedder()  # the index's vector space
 from vaultmem.cli import main
 from vaultmem.errors import VaultmemError
-vault, stop = sys.argv[2], sys.argv[3]
+vault, stop, ready = sys.argv[2], sys.argv[3], sys.argv[4]
 now = ["--now", "2026-08-15T09:30"]
 commands = [["query", "boiler invoice vendor", "--json", *now], ["status", "--json"],
             ["due", "--json", "--all", *now]]
 log = []
+rounds = 0
 while not os.path.exists(stop):
+    rounds += 1
+    if rounds == 3:
+        open(ready, "w").close()
     for args in commands:
         out, err = io.StringIO(), io.StringIO()
         started = time.time()
@@ -189,12 +207,15 @@ def test_readers_answer_while_an_index_runs_and_a_second_index_is_refused(tmp_pa
     index_vault(store, settings_, FakeEmbedder(), now=NOW)
     store.close()
     stop = tmp_path / "stop"
-    writer = subprocess.Popen([PY, "-c", WRITER, str(ROOT), str(vault)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    writer = subprocess.Popen([PY, "-c", WRITER, str(ROOT), str(vault), str(gate)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     reader = None
     try:
         assert writer.stdout.readline().strip() == "start", writer.stderr.read()
-        reader = subprocess.Popen([PY, "-c", READER, str(ROOT), str(vault), str(stop)],
+        reader = subprocess.Popen([PY, "-c", READER, str(ROOT), str(vault), str(stop),
+                                   str(gate / "reader-ready")],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         cli = [PY, "-m", "vaultmem"]
         second = subprocess.run([*cli, "index", str(vault)], capture_output=True, text=True,
@@ -202,6 +223,7 @@ def test_readers_answer_while_an_index_runs_and_a_second_index_is_refused(tmp_pa
         status = subprocess.run([*cli, "status", "--vault", str(vault), "--json"],
                                 capture_output=True, text=True, timeout=60)
         overlapped = writer.poll() is None
+        (gate / "cli-done").touch()
         _, werr = writer.communicate(timeout=120)
         writer_end = time.time()
     finally:
