@@ -392,20 +392,21 @@ class Store:
         matrix itself (at 50,000 notes, 300 MB), not twice it plus a Python object per row."""
         joins = ("FROM chunks c JOIN notes n ON n.id = c.note_id AND n.deleted = 0 "
                  "JOIN vectors v ON v.hash = c.hash AND v.fingerprint = ?")
-        n = self.execute(f"SELECT count(*) {joins}", [fingerprint]).fetchone()[0]
-        chunk_ids = np.empty(n, np.int64)
-        note_ids = np.empty(n, np.int64)
-        vectors = np.empty((n, dim), np.float32)
-        cursor = self.execute(f"SELECT c.id, c.note_id, v.vector {joins} "
-                              "ORDER BY c.note_id, c.ord", [fingerprint])
-        filled = 0
-        while rows := cursor.fetchmany(4096):
-            end = filled + len(rows)
-            chunk_ids[filled:end] = [r[0] for r in rows]
-            note_ids[filled:end] = [r[1] for r in rows]
-            vectors[filled:end] = np.frombuffer(b"".join(r[2] for r in rows),
-                                                np.float32).reshape(len(rows), dim)
-            filled = end
+        with self.snapshot():  # the count and the rows from one state of the store
+            n = self.execute(f"SELECT count(*) {joins}", [fingerprint]).fetchone()[0]
+            chunk_ids = np.empty(n, np.int64)
+            note_ids = np.empty(n, np.int64)
+            vectors = np.empty((n, dim), np.float32)
+            cursor = self.execute(f"SELECT c.id, c.note_id, v.vector {joins} "
+                                  "ORDER BY c.note_id, c.ord", [fingerprint])
+            filled = 0
+            while rows := cursor.fetchmany(4096):
+                end = filled + len(rows)
+                chunk_ids[filled:end] = [r[0] for r in rows]
+                note_ids[filled:end] = [r[1] for r in rows]
+                vectors[filled:end] = np.frombuffer(b"".join(r[2] for r in rows),
+                                                    np.float32).reshape(len(rows), dim)
+                filled = end
         starts = np.flatnonzero(np.r_[True, note_ids[1:] != note_ids[:-1]]) if n else note_ids
         return Matrix(chunk_ids, note_ids, vectors, starts)
 
