@@ -371,15 +371,16 @@ class Store:
         vectors themselves live in SQLite: a stale, missing or unreadable copy is simply
         rebuilt from there.
         """
-        version = self._version()
-        if self._matrix and self._matrix[0] == (fingerprint, version):
-            return self._matrix[1]
-        stamp = f"{self.get_meta('store_id', '')}:{version}"
-        path = self._matrix_path(fingerprint)
-        matrix = _read_matrix(path, stamp, dim)
-        if matrix is None:
-            matrix = self._matrix_from_rows(fingerprint, dim)
-            _write_matrix(path, stamp, matrix, like=self.path)
+        with self.snapshot():  # the generation and the rows it stamps, from one state
+            version = self._version()
+            if self._matrix and self._matrix[0] == (fingerprint, version):
+                return self._matrix[1]
+            stamp = f"{self.get_meta('store_id', '')}:{version}"
+            path = self._matrix_path(fingerprint)
+            matrix = _read_matrix(path, stamp, dim)
+            if matrix is None:
+                matrix = self._matrix_from_rows(fingerprint, dim)
+                _write_matrix(path, stamp, matrix, like=self.path)
         self._matrix = ((fingerprint, version), matrix)
         return matrix
 
