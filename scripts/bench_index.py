@@ -187,6 +187,8 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true",
                     help="with --keep: the vault is already built and indexed; measure only "
                          "the no-op and one-change reindex, queries and RSS")
+    ap.add_argument("--overhead", action="store_true",
+                    help="only time a full index with embedding replaced by a no-op")
     ap.add_argument("--skip-reference", action="store_true",
                     help="skip the fastembed-only timing (it doubles the run at 50,000 notes)")
     args = ap.parse_args()
@@ -206,6 +208,9 @@ def run(root: Path, args) -> None:
         print(f"generated {args.notes:,} notes ({args.vocab} words) in "
               f"{time.perf_counter() - started:.1f}s at {vault}")
     settings = config.load(vault)
+    if args.overhead:
+        overhead(vault, settings)
+        return
     bundled_model_dir()  # assemble the model folder once, outside every timing
     store = Store.open(settings.db, create=True)
     embedder = FastEmbedder(settings)
@@ -287,6 +292,32 @@ def run(root: Path, args) -> None:
     print(f"\nvaultmem bench_index on {os.cpu_count()} cores, {datetime.now():%Y-%m-%d %H:%M}")
     for name, value, target in rows:
         print(f"  {name:<{width}}  {value:>10}  {target}")
+
+
+class NoModel:
+    """Embeds nothing: one constant unit vector per text, so a full index measures only
+    what vaultmem itself does (walk, parse, plan, SQLite, FTS5, link resolution)."""
+
+    fingerprint = "none|bench|r1"
+    dim = 384
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), np.float32)
+        out[:, 0] = 1.0
+        return out
+
+
+def overhead(vault: Path, settings) -> None:
+    db = vault.parent / "overhead.db"
+    for suffix in ("", "-wal", "-shm"):
+        db.with_name(db.name + suffix).unlink(missing_ok=True)
+    store = Store.open(db, create=True)
+    seconds = _time(lambda: index_vault(store, settings, NoModel(), now=datetime.now()))
+    chunks = store.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    print(f"full index without a model (the indexer's own work): {seconds:.1f} s "
+          f"for {chunks:,} chunks")
 
 
 def _time(fn) -> float:
