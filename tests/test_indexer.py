@@ -124,6 +124,11 @@ def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(tmp_path, fake_
     assert _same(Store.open(settings.db).matrix(fp, dim), fresh)
     assert _same(Store.open(settings.db).matrix(fp, dim), fresh)
 
+    other = Store.open(settings.db).matrix("another|model|r1", dim)  # a model switch
+    assert len(other.note_ids) == 0
+    assert [p.name for p in settings.db.parent.glob("*.matrix-*.npz")] != [cache.name]
+    assert len(list(settings.db.parent.glob("*.matrix-*.npz"))) == 1  # the old copy is gone
+
 
 def test_a_new_store_at_the_same_path_ignores_the_old_matrix_file(tmp_path, fake_embedder):
     vault, settings, store = setup(tmp_path)

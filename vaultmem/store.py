@@ -435,6 +435,11 @@ def _write_matrix(path: Path, stamp: str, matrix: Matrix, like: Path) -> None:
                      note_ids=matrix.note_ids, vectors=matrix.vectors, starts=matrix.starts)
         os.chmod(tmp, stat.S_IMODE(os.stat(like).st_mode))
         os.replace(tmp, path)
+        # Another model's copy can never be current again: using that model means an
+        # index run, which changes the generation. At 50,000 notes each copy is 300 MB.
+        for other in path.parent.glob(f"{like.name}.matrix-*.npz"):
+            if other != path:
+                other.unlink(missing_ok=True)
     except OSError:  # a read-only folder or a full disk: queries just read SQLite
         if tmp:
             with contextlib.suppress(OSError):
