@@ -72,6 +72,78 @@ def test_links_resolve_and_unresolved_are_kept(tmp_path, fake_embedder):
     assert linked == [("a.md",), ("missing.md",)]
 
 
+def _targets(store: Store) -> list[tuple]:
+    return store.execute("SELECT s.path, l.target_raw, t.path FROM links l "
+                         "JOIN notes s ON s.id = l.source_id LEFT JOIN notes t "
+                         "ON t.id = l.target_id ORDER BY s.path, l.id").fetchall()
+
+
+def _spy_link_reads(store: Store, monkeypatch) -> list:
+    seen = []
+    real = store.all_links
+    monkeypatch.setattr(store, "all_links", lambda sources=None: seen.append(sources)
+                        or real(sources))
+    return seen
+
+
+def test_a_text_edit_resolves_only_that_notes_links(tmp_path, fake_embedder, monkeypatch):
+    vault, settings, store = setup(tmp_path)
+    (vault / "c.md").write_text("# C\n\nSee [[b]].\n")
+    index_vault(store, settings, fake_embedder, now=NOW)
+    seen = _spy_link_reads(store, monkeypatch)
+    (vault / "b.md").write_text("# B\n\nLinks to [[a]], [[c]] and [[missing]].\n")
+    index_vault(store, settings, fake_embedder, now=NOW)
+    b_id = store.path_ids()["b.md"]
+    assert seen == [[b_id]]
+    assert _targets(store) == [("b.md", "a", "a.md"), ("b.md", "c", "c.md"),
+                               ("b.md", "missing", None), ("c.md", "b", "b.md")]
+    linked = store.execute("SELECT o.note_id, o.detail FROM ops o WHERE o.op = 'linked' "
+                           "ORDER BY o.id").fetchall()
+    assert linked[-1] == (store.path_ids()["c.md"], f'{{"source_id": {b_id}}}')
+    assert len(linked) == 3  # a<-b and b<-c at first, c<-b now; a<-b is not new
+    assert store.get_meta("links_dirty") == "0"
+
+
+def test_an_alias_change_re_resolves_every_link(tmp_path, fake_embedder, monkeypatch):
+    vault, settings, store = setup(tmp_path)
+    (vault / "c.md").write_text("# C\n\nAsk [[Nick]].\n")
+    index_vault(store, settings, fake_embedder, now=NOW)
+    seen = _spy_link_reads(store, monkeypatch)
+    a_text = (vault / "a.md").read_text()
+    (vault / "a.md").write_text("---\naliases: [Nick]\n---\n" + a_text)
+    index_vault(store, settings, fake_embedder, now=NOW)
+    assert seen == [None]
+    assert ("c.md", "Nick", "a.md") in _targets(store)
+    (vault / "a.md").write_text(a_text)  # the alias goes again
+    index_vault(store, settings, fake_embedder, now=NOW)
+    assert ("c.md", "Nick", None) in _targets(store)
+
+
+def test_scoped_link_work_left_by_a_killed_run_is_finished_by_the_next(
+        tmp_path, fake_embedder, monkeypatch):
+    from vaultmem import indexer
+
+    vault, settings, store = setup(tmp_path)
+    index_vault(store, settings, fake_embedder, now=NOW)
+    (vault / "c.md").write_text("# C\n")
+    index_vault(store, settings, fake_embedder, now=NOW)
+    (vault / "b.md").write_text("# B\n\nNow [[c]] too.\n")
+
+    def killed(*args):
+        raise KeyboardInterrupt
+
+    real = indexer._resolve_links
+    monkeypatch.setattr(indexer, "_resolve_links", killed)
+    with pytest.raises(KeyboardInterrupt):
+        index_vault(store, settings, fake_embedder, now=NOW)
+    assert store.get_meta("links_dirty") == f"[{store.path_ids()['b.md']}]"
+    monkeypatch.setattr(indexer, "_resolve_links", real)
+    report = index_vault(store, settings, fake_embedder, now=NOW)
+    assert report.modified == 0
+    assert _targets(store) == [("b.md", "c", "c.md")]
+    assert (report.links_resolved, report.links_unresolved) == (1, 0)
+
+
 def test_deleted_then_restored_note_keeps_its_id_and_history(tmp_path, fake_embedder):
     vault, settings, store = setup(tmp_path)
     index_vault(store, settings, fake_embedder, now=NOW)

@@ -96,8 +96,9 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     # Every step after _apply is driven by a flag written in the same transaction as the
     # change that needs it, so a run killed half-way is finished by the next one.
     _apply(store, settings, plan, found, reader, stamp, report, progress)
-    if store.get_meta("links_dirty") == "1":
-        _resolve_links(store, stamp, report)
+    pending = _links_pending(store)
+    if pending is not None:
+        _resolve_links(store, stamp, report, pending)
     report.embedded = embed_missing(store, embedder, progress)
     if store.get_meta("lifecycle_dirty") == "1":
         prospective.refresh_lifecycle(store, settings, now)
@@ -145,24 +146,52 @@ def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, prog
     todo += [(new, "moved") for _, new in plan.moved] + [(p, "reparse") for p in plan.reparse]
     for start in range(0, len(todo), 500):
         with store.atomic():
+            scope: set[int] | None = set()
             for path, kind in todo[start:start + 500]:
-                _index_file(store, settings, path, kind, found.files[path], reader, plan, stamp,
-                            report)
-            _mark_dirty(store)
+                own = _index_file(store, settings, path, kind, found.files[path], reader, plan,
+                                  stamp, report)
+                scope = None if own is None or scope is None else scope | own
+            _mark_dirty(store, scope)
         if progress:
             progress("parse", min(start + 500, len(todo)), len(todo))
 
 
-def _mark_dirty(store: Store) -> None:
-    store.set_meta("links_dirty", "1")
+def _mark_dirty(store: Store, links: set[int] | None = None) -> None:
+    """Flag the follow-up steps, in the caller's transaction.
+
+    `links` names the notes whose own links need resolving when no name a link can
+    point at (a live path or an alias) changed; None means every link. Stored in meta
+    `links_dirty` as "0" (nothing), "1" (everything) or a JSON list of note ids.
+    """
+    pending = _links_pending(store)
+    if pending == "all" or links is None:
+        store.set_meta("links_dirty", "1")
+    else:
+        store.set_meta("links_dirty", json.dumps(sorted((pending or set()) | links)))
     store.set_meta("lifecycle_dirty", "1")
     store.bump_generation()
 
 
-def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) -> None:
+def _links_pending(store: Store) -> str | set[int] | None:
+    """"all", the note ids whose links await resolution, or None when nothing does."""
+    value = store.get_meta("links_dirty", "0")
+    if value == "0":
+        return None
+    if value == "1":
+        return "all"
+    try:
+        return {int(i) for i in json.loads(value)}
+    except (ValueError, TypeError):
+        return "all"
+
+
+def _index_file(store, settings, path, kind, st, reader, plan, stamp,
+                report) -> set[int] | None:
     """Parse one new/modified/moved/reparsed file and replace its rows; log what happened.
 
     A ledger note's entries are reconciled in the same transaction as the note row.
+    Returns the ids of notes whose links need resolving: this note's own when it only
+    changed its text, None (every link) when it added or changed a name links resolve to.
     """
     prior = store.execute("SELECT id, deleted FROM notes WHERE path = ?", [path]).fetchone()
     data = reader.read(path)
@@ -173,13 +202,16 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) ->
             store.upsert_note(path, {"title": Path(path).stem, "size": st.size,
                                      "mtime_ns": st.mtime_ns, "deleted": 0, "problem": error,
                                      "first_seen": stamp, "changed_at": stamp})
-        return
+            return None
+        return set()
     digest = plan.hashes.get(path) or content_hash(data)
     text, problem = decode(data)
     parsed = parse.parse_note(text or "", path, max_chunk_chars=settings.max_chunk_chars)
     fields = _note_fields(parsed, st, digest, stamp, problem, kind)
     if prior is None:
         fields["first_seen"] = stamp
+    renamed = prior is None or bool(prior[1]) or kind != "modified" or (
+        store.note_aliases(prior[0]) != set(parsed.aliases))
     note_id = store.upsert_note(path, fields)
     links = [(ln.target, ln.kind, ln.heading, ln.block, ln.label, ln.line) for ln in parsed.links]
     chunks = _chunk_rows(parsed) if text is not None else []
@@ -200,6 +232,7 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp, report) ->
                                                              else [])
     store.replace_warnings("note", [path], messages)
     report.warnings.extend(messages)
+    return None if renamed else {note_id}
 
 
 def _sync_items(store, note_id, path, parsed, text, is_new, stamp) -> None:
@@ -274,20 +307,24 @@ def _chunk_rows(parsed) -> list[tuple[int, str, str, str]]:
             for c in chunks]
 
 
-def _resolve_links(store: Store, stamp: str, report: IndexReport) -> None:
-    """Re-resolve every live link against the current notes; log newly made links.
+def _resolve_links(store: Store, stamp: str, report: IndexReport,
+                   pending: str | set[int]) -> None:
+    """Resolve the pending links against the current notes; log newly made links.
 
+    `pending` is "all" after a change to the names links resolve to (a note added,
+    moved, deleted or restored, an alias changed), else the ids of notes whose text
+    alone changed: every other link would resolve as before, so only theirs are redone.
     "Newly made" is judged against `resolved_pairs`, the pairs as of the last finished
     resolution, which is replaced in the same transaction as the ops it justifies.
     """
     ids = store.path_ids()
     resolver = Resolver(store.live_notes_with_aliases())
-    updates, escaping, resolved = [], [], 0
-    for link_id, source, target, kind, heading, block, line, current in store.all_links():
+    sources = None if pending == "all" else sorted(pending)
+    updates, escaping = [], []
+    for link_id, source, target, kind, heading, block, line, current in store.all_links(sources):
         link = parse.Link(target, kind, heading, block, None, line or 0)
         hit = resolver.resolve(link, source)
         target_id = ids.get(hit) if hit else None
-        resolved += target_id is not None
         if target_id != current:
             updates.append((target_id, link_id))
         if hit is None and kind == "markdown" and escapes_vault(target, source):
@@ -295,18 +332,16 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport) -> None:
     with store.atomic():
         store.set_link_targets(updates)
         ledger_sync.resolve_entry_links(store, resolver, ids)
-        before = store.remembered_pairs()
-        now_pairs = store.resolved_pairs()
+        before = store.remembered_pairs(sources)
+        now_pairs = store.resolved_pairs(sources)
         for source_id, target_id in sorted(now_pairs - before):
             if source_id != target_id:
                 store.add_op(stamp, "linked", target_id, detail={"source_id": source_id})
-        store.remember_pairs(now_pairs)
-        store.replace_warnings("link", None, escaping)
+        store.remember_pairs(now_pairs, sources)
+        paths = None if sources is None else [p for p, i in ids.items() if i in pending]
+        store.replace_warnings("link", paths, escaping)
         store.set_meta("links_dirty", "0")
-    report.links_resolved = resolved
-    report.links_unresolved = len(store.execute(
-        "SELECT 1 FROM links l JOIN notes n ON n.id = l.source_id "
-        "WHERE n.deleted = 0 AND l.target_id IS NULL").fetchall())
+    report.links_resolved, report.links_unresolved = store.link_counts()
     report.warnings.extend(escaping)
 
 

@@ -205,25 +205,56 @@ class Store:
 
     # -- links ---------------------------------------------------------------
 
-    def all_links(self) -> list[tuple]:
-        """(link id, source path, target_raw, kind, heading, block, line, current target id)."""
-        return self.execute(
-            "SELECT l.id, n.path, l.target_raw, l.kind, l.heading, l.block, l.line, l.target_id "
-            "FROM links l JOIN notes n ON n.id = l.source_id WHERE n.deleted = 0"
-        ).fetchall()
+    def all_links(self, sources: list[int] | None = None) -> list[tuple]:
+        """(link id, source path, target_raw, kind, heading, block, line, current target id)
+        of every live note's links, or only of the notes `sources`."""
+        sql = ("SELECT l.id, n.path, l.target_raw, l.kind, l.heading, l.block, l.line, "
+               "l.target_id FROM links l JOIN notes n ON n.id = l.source_id WHERE n.deleted = 0")
+        if sources is None:
+            return self.execute(sql).fetchall()
+        return self._in_chunks(sql + " AND l.source_id IN ({})", sources)
 
-    def resolved_pairs(self) -> set[tuple[int, int]]:
-        return set(self.execute(
-            "SELECT DISTINCT source_id, target_id FROM links WHERE target_id IS NOT NULL"
-        ))
+    def resolved_pairs(self, sources: list[int] | None = None) -> set[tuple[int, int]]:
+        sql = "SELECT DISTINCT source_id, target_id FROM links WHERE target_id IS NOT NULL"
+        if sources is None:
+            return set(self.execute(sql))
+        return set(self._in_chunks(sql + " AND source_id IN ({})", sources))
 
-    def remembered_pairs(self) -> set[tuple[int, int]]:
-        return set(self.execute("SELECT source_id, target_id FROM resolved_pairs"))
+    def remembered_pairs(self, sources: list[int] | None = None) -> set[tuple[int, int]]:
+        sql = "SELECT source_id, target_id FROM resolved_pairs"
+        if sources is None:
+            return set(self.execute(sql))
+        return set(self._in_chunks(sql + " WHERE source_id IN ({})", sources))
 
-    def remember_pairs(self, pairs: set[tuple[int, int]]) -> None:
-        self.execute("DELETE FROM resolved_pairs")
+    def remember_pairs(self, pairs: set[tuple[int, int]],
+                       sources: list[int] | None = None) -> None:
+        """Replace the remembered pairs (of `sources` only, if given) with `pairs`."""
+        if sources is None:
+            self.execute("DELETE FROM resolved_pairs")
+        else:
+            self.db.conn.executemany("DELETE FROM resolved_pairs WHERE source_id = ?",
+                                     [(s,) for s in sources])
         self.db.conn.executemany("INSERT INTO resolved_pairs (source_id, target_id) VALUES (?, ?)",
                                  sorted(pairs))
+
+    def link_counts(self) -> tuple[int, int]:
+        """(resolved, unresolved) links of live notes."""
+        row = self.execute(
+            "SELECT count(l.target_id), count(*) - count(l.target_id) FROM links l "
+            "JOIN notes n ON n.id = l.source_id WHERE n.deleted = 0").fetchone()
+        return row[0], row[1]
+
+    def note_aliases(self, note_id: int) -> set[str]:
+        return {a for (a,) in self.execute("SELECT alias FROM aliases WHERE note_id = ?",
+                                           [note_id])}
+
+    def _in_chunks(self, sql: str, ids: list[int], size: int = 500) -> list[tuple]:
+        """Rows of `sql` (with one `IN ({})`) over `ids`, a bounded number of them per query."""
+        rows: list[tuple] = []
+        for start in range(0, len(ids), size):
+            part = ids[start:start + size]
+            rows += self.execute(sql.format(", ".join("?" * len(part))), part).fetchall()
+        return rows
 
     def set_link_targets(self, updates: Iterable[tuple[int | None, int]]) -> None:
         self.db.conn.executemany("UPDATE links SET target_id = ? WHERE id = ?", updates)
