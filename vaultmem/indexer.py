@@ -125,6 +125,7 @@ def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, prog
     with store.atomic():
         for path in plan.deleted:
             store.update_note(states[path].id, {"deleted": 1, "changed_at": stamp})
+            store.drop_from_search(states[path].id)
             store.add_op(stamp, "deleted", states[path].id, detail={"path": path})
             if _has_entries(store, path):
                 _sync_ledger(store, path, states[path].id, None, stamp, report)

@@ -17,8 +17,10 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 # Column weights for bm25(): title, aliases, headings, body.
 WEIGHTS = (6.0, 4.0, 2.0, 1.0)
-# A word in more than this share of the chunks is common (see select_words).
+# A word in more than this share of the chunks, and in at least COMMON_MIN of them, is
+# common (see select_words): below that, scoring it costs little.
 COMMON = 1 / 3
+COMMON_MIN = 1000
 STOP = frozenset("""a an the and or of to in on at by for with from is are was were be been
 it its this that these those i me my we our you your he she they them what which who how
 do does did can could should would will just about into than then so if not no""".split())
@@ -39,10 +41,20 @@ def fts_row(chunk_id: int, title: str, aliases: list[str], heading: str, text: s
             bigrams(text))
 
 
-def _fold(word: str) -> str:
-    """A word as the tokenizer stores it: lower case, diacritics removed."""
-    decomposed = unicodedata.normalize("NFKD", word.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+def _fold(word: str) -> str | None:
+    """A word as the tokenizer stores it (lower case, Latin accents removed), or None
+    when this cannot tell: letters such as full-width forms, ligatures or Cyrillic й
+    fold differently in `unicode61`, and a wrong guess could hit another word."""
+    out = []
+    for char in word.lower():
+        if char.isascii() or unicodedata.decomposition(char) == "":
+            out.append(char)
+            continue
+        base = unicodedata.normalize("NFD", char)
+        if not (base[0].isascii() and all(unicodedata.combining(c) for c in base[1:])):
+            return None
+        out.append(base[0])
+    return "".join(out)
 
 
 def query_words(query: str) -> list[str]:
@@ -64,31 +76,50 @@ def match_expression(words: list[str], all_of: list[str] = ()) -> str | None:
 def select_words(words: list[str], df: dict[str, int], total: int) -> tuple[list, list]:
     """(any of, all of): the words to match, after Elasticsearch's common-terms query.
 
-    A word found in more than COMMON of the chunks says little about which chunk is
-    meant (its BM25 weight log((N − n + ½)/(n + ½)) is below log 2) yet makes FTS5
-    score every chunk it is in: on a vault where each word of a query is in half the
-    chunks, that is most of a query's time. So when the query has rarer words the
-    common ones are dropped, and when every word it has is common a chunk must have
-    them all. Words the vocabulary lookup missed (in no chunk, or folded differently
-    from FTS5's tokenizer) stay as they are: any of them may match.
+    A word found in more than COMMON of the chunks, and in at least COMMON_MIN of them,
+    says little about which chunk is meant (its BM25 weight log((N − n + ½)/(n + ½)) is
+    below log 2) yet makes FTS5 score every chunk it is in: on a vault where each word
+    of a query is in half the chunks, that is most of a query's time. So when the query
+    has other words the common ones are dropped, and when every word it has is common a
+    chunk must have them all. Unlike Elasticsearch, a dropped word no longer adds to the
+    score of the chunks found. Words the vocabulary lookup missed (in no chunk, or not
+    folded here) stay as they are: any of them may match.
     """
-    known = [w for w in words if _fold(w) in df]
-    unknown = [w for w in words if _fold(w) not in df]
-    rare = [w for w in known if df[_fold(w)] <= COMMON * total]
-    if rare:
-        return rare + unknown, []
-    return unknown, known
+    def common(word: str) -> bool:
+        n = df.get(_fold(word) or "", 0)
+        return n >= COMMON_MIN and n > COMMON * total
+
+    kept = [w for w in words if not common(w)]
+    if any(_fold(w) in df for w in kept):
+        return kept, []
+    return kept, [w for w in words if common(w)]
 
 
-def search(conn: sqlite3.Connection, query: str, limit: int = 300) -> list[tuple[int, float]]:
-    """(chunk id, bm25) best first; bm25 is negative, lower is better."""
+def search(conn: sqlite3.Connection, query: str, total: int,
+           limit: int = 300) -> list[tuple[int, float]]:
+    """(chunk id, bm25) best first; bm25 is negative, lower is better.
+
+    `total` is the number of chunks in the index (the live ones).
+    """
     words = query_words(query)
     if not words:
         return []
     try:
-        df, total = _frequencies(conn, words)
-        expression = match_expression(*select_words(words, df, total))
-        weights = ", ".join(str(w) for w in WEIGHTS)
+        df = _frequencies(conn, words)
+    except sqlite3.OperationalError:  # no fts5vocab in this SQLite: every word is asked for
+        df = {}
+    any_of, all_of = select_words(words, df, total)
+    hits = _bm25(conn, match_expression(any_of, all_of), limit)
+    if not hits and all_of:  # the common words never meet: any of them will do
+        hits = _bm25(conn, match_expression(words), limit)
+    return hits
+
+
+def _bm25(conn: sqlite3.Connection, expression: str | None, limit: int) -> list:
+    if not expression:
+        return []
+    weights = ", ".join(str(w) for w in WEIGHTS)
+    try:
         return conn.execute(
             f"SELECT rowid, bm25(chunks_fts, {weights}) AS s FROM chunks_fts "
             "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?", [expression, limit]).fetchall()
@@ -96,15 +127,14 @@ def search(conn: sqlite3.Connection, query: str, limit: int = 300) -> list[tuple
         return []  # a query FTS5 cannot parse finds nothing lexically; dense still answers
 
 
-def _frequencies(conn: sqlite3.Connection, words: list[str]) -> tuple[dict[str, int], int]:
-    """({word: chunks containing it}, chunks in the index), from FTS5's own vocabulary."""
+def _frequencies(conn: sqlite3.Connection, words: list[str]) -> dict[str, int]:
+    """{folded word: chunks containing it}, from FTS5's own vocabulary."""
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
                  "USING fts5vocab(main, chunks_fts, row)")
     df = {}
-    for term in dict.fromkeys(_fold(w) for w in words):
+    for term in dict.fromkeys(f for f in map(_fold, words) if f):
         # One `term = ?` lookup each: with `IN (...)` fts5vocab walks every term between.
         row = conn.execute("SELECT doc FROM temp.chunks_vocab WHERE term = ?", [term]).fetchone()
         if row:
             df[term] = row[0]
-    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    return df, total
+    return df

@@ -195,3 +195,11 @@ def m006_store_id(db: Database) -> None:
 
     db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?)",
                [uuid.uuid4().hex])
+
+
+@migration
+def m007_search_index_holds_live_notes(db: Database) -> None:
+    """Deleted notes leave the FTS index (their chunks stay in `chunks`): the lexical leg
+    counts how many chunks hold a word, and dead chunks would skew the count."""
+    db.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT c.id FROM chunks c "
+               "JOIN notes n ON n.id = c.note_id WHERE n.deleted = 1)")

@@ -104,7 +104,8 @@ def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], 
     firing = (np.isin(note_ids, list(fired)) if fired else np.zeros(len(note_ids), bool)).astype(
         np.float64)
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
-    relevance, legs = _relevance(store, text, cosine, note_ids, eligible, fired, opts)
+    relevance, legs = _relevance(store, text, cosine, note_ids, eligible, fired, opts,
+                                  len(sims))
     score = relevance * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
     top, pinned = _order(score, note_ids, fired, opts)
@@ -116,7 +117,7 @@ def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], 
     return hits, int(eligible.sum()), [note_ids[i] for i in top]
 
 
-def _relevance(store, text, cosine, note_ids, eligible, fired, opts):
+def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     """Relevance before the salience and firing multipliers, by mode.
 
     dense: the cosine. lexical: BM25, scaled to the best hit. hybrid: reciprocal-rank
@@ -130,7 +131,7 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts):
     dense_rank[order] = np.arange(1, len(order) + 1)
     if opts.mode == "dense":
         return cosine, {"dense_rank": dense_rank}
-    bm25, lex_rank = _lexical_leg(store, text, note_ids, eligible)
+    bm25, lex_rank = _lexical_leg(store, text, note_ids, eligible, chunks)
     legs = {"dense_rank": dense_rank, "lexical_rank": lex_rank, "bm25": bm25}
     if opts.mode == "lexical":
         best = np.nanmax(np.where(np.isfinite(bm25), -bm25, np.nan)) if np.isfinite(
@@ -158,11 +159,14 @@ def _score_fusion(cosine, bm25, eligible, by_meaning, alpha) -> np.ndarray:
     return (1.0 - alpha) * dense + alpha * lex
 
 
-def _lexical_leg(store, text, note_ids, eligible) -> tuple[np.ndarray, np.ndarray]:
-    """Per note: its best chunk's BM25 (lower is better) and its rank among hits."""
+def _lexical_leg(store, text, note_ids, eligible, chunks) -> tuple[np.ndarray, np.ndarray]:
+    """Per note: its best chunk's BM25 (lower is better) and its rank among hits.
+
+    `chunks`: how many live chunks there are (the rows of the vector matrix).
+    """
     n = len(note_ids)
     bm25 = np.full(n, np.inf)
-    hits = lexical.search(store.db.conn, text)
+    hits = lexical.search(store.db.conn, text, chunks)
     if hits:
         owners = store.chunk_notes([cid for cid, _ in hits])
         owner = np.array([owners.get(cid, -1) for cid, _ in hits], dtype=np.int64)

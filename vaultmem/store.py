@@ -158,6 +158,11 @@ class Store:
         sets = ", ".join(f"{c} = ?" for c in fields)
         self.execute(f"UPDATE notes SET {sets} WHERE id = ?", [*fields.values(), note_id])
 
+    def drop_from_search(self, note_id: int) -> None:
+        """Take a (deleted) note's chunks out of the FTS index; the chunks themselves stay."""
+        self.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks "
+                     "WHERE note_id = ?)", [note_id])
+
     def replace_note_parts(self, note_id: int, chunks, links, tags, aliases,
                            title: str = "") -> None:
         """Swap a note's derived rows (chunks, links, tags, aliases) for new ones.
