@@ -104,10 +104,12 @@ def search(conn: sqlite3.Connection, query: str, total: int,
     words = query_words(query)
     if not words:
         return []
-    try:
-        df = _frequencies(conn, words)
-    except sqlite3.OperationalError:  # no fts5vocab in this SQLite: every word is asked for
-        df = {}
+    df: dict[str, int] = {}
+    if total >= COMMON_MIN:  # else no word can be common: skip the lookups
+        try:
+            df = _frequencies(conn, words)
+        except sqlite3.OperationalError:  # no fts5vocab in this SQLite: every word is asked for
+            pass
     any_of, all_of = select_words(words, df, total)
     hits = _bm25(conn, match_expression(any_of, all_of), limit)
     if not hits and all_of:  # the common words never meet: any of them will do
