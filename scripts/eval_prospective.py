@@ -3,6 +3,8 @@
 
     python scripts/eval_prospective.py              # every blueprint, full report
     python scripts/eval_prospective.py --limit 4    # a quick smoke run
+    VAULTMEM_SEMANTIC_THRESHOLD=0.22 python scripts/eval_prospective.py --sweep 1,3,13
+                                                    # other defaults, other weights
 
 For each blind-authored blueprint it builds two small vaults (the positive one,
 and the negative one where a resolution note precedes the trigger and the
@@ -25,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -118,6 +121,20 @@ def top_path(doc: dict) -> str | None:
     return doc["results"][0]["path"] if doc["results"] else None
 
 
+def needed_weight(doc: dict, path: str, place: int) -> float | None:
+    """The W_fire that would lift `path` to `place` in a ranking made without the boost
+    (the paper's "multiplier needed"): the `place`-th best other score over its own,
+    minus one. 0 if it is already there; None if no multiplier can (a score <= 0)."""
+    mine = next((row["score"] for row in doc["results"] if row["path"] == path), None)
+    others = sorted((row["score"] for row in doc["results"] if row["path"] != path),
+                    reverse=True)
+    if mine is None:
+        return None
+    if len(others) < place or others[place - 1] <= mine:
+        return 0.0
+    return others[place - 1] / mine - 1.0 if mine > 0 else None
+
+
 def rank_of(doc: dict, path: str) -> int | None:
     for row in doc["results"]:
         if row["path"] == path:
@@ -136,14 +153,21 @@ def evaluate_blueprint(bp: dict, root: Path) -> dict:
     for variant, text in texts.items():
         q = ("query", text, "--vault", str(vault), "--now", now, "-k", "200")
         plain = cli(*q, "--no-prospective")
-        ranks = {"plain": rank_of(plain, constraint),
+        cosine = cli(*q, "--no-prospective", env={"VAULTMEM_MODE": "dense"})
+        ranks = {"plain": rank_of(plain, constraint), "cosine": rank_of(cosine, constraint),
                  "floor": rank_of(cli(*q, "--floor"), constraint), "top": {}}
         ranks["top"]["plain"] = top_path(plain)
         for w in SWEEP:
             doc = cli(*q, env={"VAULTMEM_FIRE_WEIGHT": str(w)})
             ranks[f"blend@{w}"] = rank_of(doc, constraint)
             ranks["top"][f"blend@{w}"] = top_path(doc)
-        ranks["blend"] = rank_of(cli(*q), constraint)
+            if w == 0.0:  # the ranking without the boost: how much boost would it take?
+                ranks["need@1"] = needed_weight(doc, constraint, 1)
+                ranks["need@5"] = needed_weight(doc, constraint, 5)
+        blend = cli(*q)
+        ranks["blend"] = rank_of(blend, constraint)
+        ranks["fired"] = any(row["firing"] for row in blend["results"]
+                             if row["path"] == constraint)
         result["variants"][variant] = ranks
         due = cli("due", "--vault", str(vault), "--now", now, "--context", text, "--all")
         result["fires"][variant] = [{"kind": d["kind"], "why": d["why"]} for d in due["due"]]
@@ -208,11 +232,14 @@ def metrics(ranks: list[int]) -> tuple[float, float, float]:
             sum(1 / r for r in ranks) / n)
 
 
-def strata(results: list[dict], variant: str) -> dict[str, list[dict]]:
+def strata(results: list[dict], variant: str, by: str = "plain") -> dict[str, list[dict]]:
+    """Hard: the constraint's rank under `by` ("plain": the default relevance without the
+    prospective term; "cosine": dense cosine alone) is in the bottom half of its notes."""
     out: dict[str, list[dict]] = {"hard": [], "easy": []}
     for r in results:
         ranks = r["variants"][variant]
-        out["hard" if ranks["plain"] > r["candidates"] / 2 else "easy"].append(ranks)
+        out["hard" if ranks[by] > r["candidates"] / 2 else "easy"].append(
+            {**ranks, "id": r["id"], "kind": r["kind"]})
     return out
 
 
@@ -220,16 +247,52 @@ def fmt(x: float) -> str:
     return "  -  " if x != x else f"{x:.3f}"
 
 
-def report_retrieval(results: list[dict]) -> None:
-    print("\n### Recall of the constraint note (positives)\n")
+def report_retrieval(results: list[dict], by: str = "plain") -> None:
+    if by == "plain":
+        print("\n### Recall of the constraint note (positives)\n")
+        modes = ("plain", "blend", "floor")
+    else:
+        print("\n### The same, stratified by dense cosine alone (SPEC 9's plain cosine)\n")
+        modes = ("cosine", "plain", "blend", "floor")
     print("| trigger | stratum | n | mode | R@1 | R@5 | MRR |")
     print("|---|---|---:|---|---:|---:|---:|")
     for variant in VARIANTS:
-        for stratum, rows in strata(results, variant).items():
-            for mode in ("plain", "blend", "floor"):
+        for stratum, rows in strata(results, variant, by).items():
+            for mode in modes:
                 r1, r5, mrr = metrics([row[mode] for row in rows])
                 print(f"| {variant} | {stratum} | {len(rows)} | {mode} | {fmt(r1)} | {fmt(r5)} "
                       f"| {fmt(mrr)} |")
+
+
+def report_ceiling(results: list[dict]) -> None:
+    """The paper's "multiplicative ceiling": on each hard positive, the W_fire that would
+    lift the constraint to rank 1 and into the top 5 of the ranking made without the boost
+    (W_fire = 0). A boost can only help where the entry fired."""
+    print("\n### The multiplicative ceiling (hard positives)\n")
+    print("| trigger | blueprint | kind | fired | plain rank | blend rank | W_fire for top 5 "
+          "| W_fire for rank 1 |")
+    print("|---|---|---|---|---:|---:|---:|---:|")
+    need1, need5 = [], []
+    for variant in VARIANTS:
+        for row in strata(results, variant)["hard"]:
+            if row["fired"]:
+                need1.append(row["need@1"])
+                need5.append(row["need@5"])
+            print(f"| {variant} | {row['id']} | {row['kind']} | {'yes' if row['fired'] else 'no'} "
+                  f"| {row['plain']} | {row['blend']} | {fmt_need(row['need@5'])} "
+                  f"| {fmt_need(row['need@1'])} |")
+    print(f"\n| W_fire needed, over the {len(need1)} fired hard positives | median | max |")
+    print("|---|---:|---:|")
+    for label, values in (("into the top 5", need5), ("to rank 1", need1)):
+        finite = sorted(v for v in values if v is not None)
+        if finite:
+            unreachable = len(values) - len(finite)
+            print(f"| {label}{f' ({unreachable} out of reach)' if unreachable else ''} "
+                  f"| {statistics.median(finite):.2f} | {max(finite):.2f} |")
+
+
+def fmt_need(x: float | None) -> str:
+    return "out of reach" if x is None else f"{x:.2f}"
 
 
 def report_sweep(results: list[dict]) -> None:
@@ -307,7 +370,12 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated blueprint ids")
     ap.add_argument("--json-out", type=Path, help="write per-task ranks here")
     ap.add_argument("--keep", type=Path, help="build the vaults here and keep them")
+    ap.add_argument("--sweep", help="comma-separated W_fire values to sweep (0 is always "
+                    f"included); default {','.join(map(str, SWEEP))}")
     args = ap.parse_args()
+    if args.sweep:
+        global SWEEP
+        SWEEP = tuple(sorted({0.0, *(float(w) for w in args.sweep.split(","))}))
     blueprints = load_blueprints()
     if args.only:
         wanted = set(args.only.split(","))
@@ -328,6 +396,8 @@ def main() -> None:
           f"{kinds['conditional']} conditional), {len(results) * 3} positive tasks, "
           f"{len(results)} resolved negatives; {time.perf_counter() - started:.0f}s")
     report_retrieval(results)
+    report_retrieval(results, by="cosine")
+    report_ceiling(results)
     report_negatives(results)
     report_matcher(results)
     report_thresholds(results, cross)
