@@ -365,6 +365,7 @@ def report_intrusions(results: list[dict]) -> None:
 
 
 def main() -> None:
+    global SWEEP
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, help="only the first N blueprints")
     ap.add_argument("--only", help="comma-separated blueprint ids")
@@ -374,7 +375,6 @@ def main() -> None:
                     f"included); default {','.join(map(str, SWEEP))}")
     args = ap.parse_args()
     if args.sweep:
-        global SWEEP
         SWEEP = tuple(sorted({0.0, *(float(w) for w in args.sweep.split(","))}))
     blueprints = load_blueprints()
     if args.only:
