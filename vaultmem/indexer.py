@@ -92,10 +92,11 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     reader = _Reader(settings.vault, found.files, settings.max_file_bytes)
     # A migration may ask for one re-parse of everything (to fill tables it added).
     full = full or store.get_meta("reparse_all") == "1"
-    plan = plan_changes(found.files, store.note_states(), reader.hash_of, full=full)
+    states = store.note_states()
+    plan = plan_changes(found.files, states, reader.hash_of, full=full)
     # Every step after _apply is driven by a flag written in the same transaction as the
     # change that needs it, so a run killed half-way is finished by the next one.
-    _apply(store, settings, plan, found, reader, stamp, report, progress)
+    _apply(store, settings, plan, states, found, reader, stamp, report, progress)
     pending = _links_pending(store)
     if pending is not None:
         _resolve_links(store, stamp, report, pending)
@@ -117,11 +118,13 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     return report
 
 
-def _apply(store, settings, plan: ChangePlan, found, reader, stamp, report, progress) -> None:
+def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, report,
+           progress) -> None:
+    """`states`: the stored notes the plan was made from (this process holds the writer
+    lock, so they are still current)."""
     report.unchanged, report.touched = plan.unchanged, len(plan.touched)
     report.reparsed = len(plan.reparse)
     report.deleted, report.moved = len(plan.deleted), len(plan.moved)
-    states = store.note_states()
     with store.atomic():
         for path in plan.deleted:
             store.update_note(states[path].id, {"deleted": 1, "changed_at": stamp})
