@@ -7,8 +7,8 @@
 Prints only what it measured: full index time, fastembed-only time for the
 same chunk texts (and their ratio), no-op and one-note-changed reindex, warm
 query p50 in process, cold `vaultmem query` as a subprocess beside a
-subprocess that only imports fastembed, loads the model and embeds one text,
-and peak RSS.
+subprocess that only imports fastembed, loads the model and embeds one text
+(the two run in turn, `--cold-runs` rounds, medians compared), and peak RSS.
 """
 
 from __future__ import annotations
@@ -137,23 +137,32 @@ def say(text: str) -> None:
 
 
 def timed_subprocess(cmd: list[str], env: dict, runs: int) -> tuple[float, float]:
-    """(median wall seconds, largest peak RSS in MB) of `runs` runs of `cmd`.
+    """(median wall seconds, largest peak RSS in MB) of `runs` runs of `cmd`."""
+    return timed_interleaved([cmd], env, runs)[0]
+
+
+def timed_interleaved(cmds: list[list[str]], env: dict, runs: int) -> list[tuple[float, float]]:
+    """(median wall seconds, largest peak RSS in MB) per command, over `runs` rounds that
+    run each command once in turn, so that a slow spell of the machine falls on all of
+    them alike instead of on whichever block of runs it hit.
 
     The peak is the child's own VmHWM, read from /proc while it runs: getrusage's
     RUSAGE_CHILDREN would report this (large) process's RSS, which Linux carries
     into a child's maxrss across fork and exec.
     """
-    times, peak = [], 0
+    times: list[list[float]] = [[] for _ in cmds]
+    peaks = [0] * len(cmds)
     for _ in range(runs):
-        started = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
-        while proc.poll() is None:
-            peak = max(peak, _vm_hwm_kb(proc.pid))
-            time.sleep(0.005)
-        times.append(time.perf_counter() - started)
-        if proc.returncode:
-            raise subprocess.CalledProcessError(proc.returncode, cmd)
-    return statistics.median(times), peak / 1024
+        for i, cmd in enumerate(cmds):
+            started = time.perf_counter()
+            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+            while proc.poll() is None:
+                peaks[i] = max(peaks[i], _vm_hwm_kb(proc.pid))
+                time.sleep(0.005)
+            times[i].append(time.perf_counter() - started)
+            if proc.returncode:
+                raise subprocess.CalledProcessError(proc.returncode, cmd)
+    return [(statistics.median(t), peak / 1024) for t, peak in zip(times, peaks, strict=True)]
 
 
 def _vm_hwm_kb(pid: int) -> int:
@@ -178,7 +187,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--queries", type=int, default=50)
-    ap.add_argument("--cold-runs", type=int, default=5)
+    ap.add_argument("--cold-runs", type=int, default=9)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--vocab", choices=("zipf", "uniform"), default="zipf",
                     help="zipf: English-like word frequencies (default); uniform: every word "
@@ -253,10 +262,10 @@ def run(root: Path, args) -> None:
 
     env = {**os.environ, "VAULTMEM_VAULT": str(vault)}
     vaultmem = [sys.executable, "-m", "vaultmem"]
-    cold, rss_cold = timed_subprocess([*vaultmem, "query", QUERIES[0], "--json"], env,
-                                      args.cold_runs)
-    ref, rss_ref = timed_subprocess([sys.executable, "-c", REFERENCE, str(bundled_model_dir()),
-                                     QUERIES[0]], env, args.cold_runs)
+    (cold, rss_cold), (ref, rss_ref) = timed_interleaved(
+        [[*vaultmem, "query", QUERIES[0], "--json"],
+         [sys.executable, "-c", REFERENCE, str(bundled_model_dir()), QUERIES[0]]],
+        env, args.cold_runs)
     noop_cli, rss_noop = timed_subprocess([*vaultmem, "index", "--json"], env, 1)
     rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
