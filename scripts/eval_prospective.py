@@ -194,6 +194,9 @@ def cross_ledger(blueprints: list[dict], root: Path) -> dict:
     """One vault holding every conditional commitment: how often does a trigger fire the
     wrong entries? A stricter false-fire test than one unrelated query per blueprint."""
     cond = [bp for bp in blueprints if bp["kind"] == "conditional"]
+    out = {str(t): {"right": 0, "wrong": 0, "pairs": 0} for t in THRESHOLDS}
+    if not cond:  # e.g. --only with dated blueprints alone
+        return out
     vault = root / "cross-ledger"
     shutil.rmtree(vault, ignore_errors=True)
     lines = []
@@ -207,7 +210,6 @@ def cross_ledger(blueprints: list[dict], root: Path) -> dict:
     cli("index", str(vault), "--now", "2026-12-31")
     ids = {row["action"].split(":")[0]: row["id"] for row in cli("ledger", "--vault",
                                                                    str(vault))["entries"]}
-    out = {str(t): {"right": 0, "wrong": 0, "pairs": 0} for t in THRESHOLDS}
     for bp in cond:
         for variant in VARIANTS:
             for t in THRESHOLDS:
@@ -346,7 +348,7 @@ def report_thresholds(results: list[dict], cross: dict) -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for t in THRESHOLDS:
         rates = [sum(r["threshold_fires"][v][str(t)] for r in cond) / len(cond)
-                 for v in (*VARIANTS, "unrelated")]
+                 if cond else float("nan") for v in (*VARIANTS, "unrelated")]
         c = cross[str(t)]
         print(f"| {t} | {' | '.join(fmt(x) for x in rates)} | {c['wrong']}/{c['pairs']} "
               f"({c['wrong'] / max(c['pairs'], 1):.3f}) | {c['right']}/{len(cond) * 3} |")
