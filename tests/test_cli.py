@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,114 @@ def test_local_model_folder_switch_reembeds_and_queries(tmp_path, capsys, monkey
     assert cli_json(capsys, "index", vault)["embedded"] == 0
     top = cli_json(capsys, "query", "puncture on my bicycle", "--vault", vault)["results"][0]
     assert top["path"] == "bike.md"
+
+
+# -- the library behind the CLI (issue: agents) -------------------------------------------
+
+def test_every_json_document_is_the_librarys_as_dict(indexed, capsys):
+    from vaultmem import Vault
+
+    now = ["--now", "2026-08-16"]
+    with Vault.open(indexed) as v:
+        expected = {
+            "due": v.due(now=datetime(2026, 8, 16)).as_dict(),
+            "ledger": v.ledger().as_dict(),
+            "items": v.items().as_dict(),
+            "get": v.get("Home.md").as_dict(),
+            "status": v.status().as_dict(),
+        }
+        query = v.query("bathroom tiles", now=datetime(2026, 8, 16), log=False).as_dict()
+    assert cli_json(capsys, "due", "--vault", indexed, *now) == expected["due"]
+    assert cli_json(capsys, "ledger", "--vault", indexed) == expected["ledger"]
+    assert cli_json(capsys, "ledger", "--prospective", "--vault", indexed) == expected["items"]
+    assert cli_json(capsys, "get", "Home.md", "--vault", indexed) == expected["get"]
+    assert cli_json(capsys, "status", "--vault", indexed) == expected["status"]
+    got = cli_json(capsys, "query", "bathroom tiles", "--vault", indexed, "--no-log", *now)
+    assert {k: v for k, v in got.items() if k != "seconds"} == {
+        k: v for k, v in query.items() if k != "seconds"}
+    for doc in (*expected.values(), got):
+        assert doc["schema"] == 1
+
+
+def test_due_twice_gives_the_same_document(indexed, capsys):
+    args = ("due", "--vault", indexed, "--now", "2026-08-16", "--context",
+            "my in-laws are visiting next weekend")
+    assert cli_json(capsys, *args) == cli_json(capsys, *args)
+
+
+def test_query_no_log_writes_nothing(indexed, capsys):
+    db = indexed / ".vaultmem" / "vaultmem.db"
+
+    def ops() -> int:
+        with sqlite3.connect(db) as conn:
+            return conn.execute("SELECT count(*) FROM ops").fetchone()[0]
+
+    before = ops()
+    cli_json(capsys, "query", "paint colours", "--vault", indexed, "--no-log")
+    assert ops() == before
+    cli_json(capsys, "query", "paint colours", "--vault", indexed)
+    assert ops() > before
+
+
+def test_get_prints_a_note_by_name(indexed, capsys):
+    code, out, err = cli(capsys, "get", "Bathroom", "--vault", indexed)
+    assert code == 0, err
+    assert "projects/house/Bathroom.md" in out and "c-valve" in out
+    code, _, err = cli(capsys, "get", "No such note", "--vault", indexed)
+    assert code == 1 and "no note 'No such note'" in err
+
+
+def test_ledger_add_then_index_makes_it_an_entry(fixture_vault, capsys):
+    assert main(["index", str(fixture_vault), "--json"]) == 0
+    capsys.readouterr()
+    before = (fixture_vault / "Ledger.md").read_text(encoding="utf-8")
+    added = cli_json(capsys, "ledger", "add", "Sand the hall skirting", "--due", "2026-09-01",
+                     "--link", "Bathroom", "--project", "house", "--vault", fixture_vault)
+    assert added["id"] == "c-sand-hall-skirting"
+    after = (fixture_vault / "Ledger.md").read_text(encoding="utf-8")
+    assert after.startswith(before) and after[len(before):].count("\n") == 1
+    cli_json(capsys, "index", fixture_vault)
+    entries = cli_json(capsys, "ledger", "--vault", fixture_vault)["results"]
+    new = next(e for e in entries if e["id"] == added["id"])
+    assert (new["due"], new["notes"], new["project"]) == (
+        "2026-09-01", ["projects/house/Bathroom.md"], "house")
+    code, _, err = cli(capsys, "ledger", "add", "Sand it", "--due", "next week",
+                       "--vault", fixture_vault)
+    assert code == 2 and "--due" in err
+
+
+def test_version_short_help_and_empty_query(indexed, capsys):
+    from vaultmem import __version__
+
+    code, out, _ = cli(capsys, "--version")
+    assert (code, out.strip()) == (0, f"vaultmem {__version__}")
+    code, out, _ = cli(capsys, "-h")
+    assert code == 0 and "Usage" in out
+    code, out, _ = cli(capsys, "query", "-h")
+    assert code == 0 and "--no-log" in out
+    code, _, err = cli(capsys, "query", "", "--vault", indexed)
+    assert code == 2 and "empty" in err
+
+
+def test_feedback_arguments_are_checked(indexed, capsys):
+    for args, message in ((("snooze", "--for", "-2h"), "positive"),
+                          (("snooze", "--for", "1e400h"), "positive"),
+                          (("accept", "--for", "2h"), "snooze only"),
+                          (("maybe",), "accept, dismiss or snooze")):
+        code, _, err = cli(capsys, "feedback", "c-valve", *args, "--vault", indexed)
+        assert code == 2 and message in err, (args, err)
+    code, out, _ = cli(capsys, "feedback", "-h")
+    usage = out.split("Usage:")[1].splitlines()[0]
+    assert "ANSWER" in usage and "|" not in usage  # typer marks required arguments {…}
+
+
+def test_cron_refuses_a_missing_vault(tmp_path, capsys):
+    code, out, err = cli(capsys, "cron", "--vault", tmp_path / "nowhere")
+    assert code == 1 and out == "" and "is not a folder" in err
+
+
+def test_commands_run_inside_a_subfolder_use_the_vault_root(indexed):
+    proc = run("status", "--json", cwd=str(indexed / "projects" / "house"),
+               env={"VAULTMEM_VAULT": ""})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["vault"] == str(indexed.resolve())

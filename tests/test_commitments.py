@@ -73,12 +73,16 @@ class Vault:
         return self.store.execute(
             "SELECT ts, op, entry_id FROM ops WHERE entry_id IS NOT NULL ORDER BY id").fetchall()
 
-    def due(self, day: int, context: str | None = None, show_all: bool = False,
-            hour: int = 9) -> list[tuple[str, str, str]]:
+    def due_result(self, day: int, context: str | None = None, hour: int = 9,
+                   horizon: int = 7) -> commitments.DueResult:
         vec = self.embedder.embed([context])[0] if context else None
-        firings = commitments.due_set(self.store, self.settings, datetime(2026, 8, day, hour),
-                                      context, vec, self.embedder.fingerprint, show_all)
-        return [(f.entry.id, f.kind, f.why) for f in firings]
+        return commitments.due_set(self.store, self.settings, datetime(2026, 8, day, hour),
+                                   context, vec, self.embedder.fingerprint, horizon)
+
+    def due(self, day: int, context: str | None = None,
+            hour: int = 9) -> list[tuple[str, str, str]]:
+        """What fires at that day and hour: (id, kind, why), in the due set's order."""
+        return [(f.entry.id, f.kind, f.why) for f in self.due_result(day, context, hour).firing]
 
 
 @pytest.fixture
@@ -128,7 +132,7 @@ def test_an_unchanged_ledger_adds_no_revisions(edited):
 
 
 def test_history_returns_each_entrys_revisions_in_order(edited):
-    pay = commitments.history(edited.store, PAY)
+    pay = commitments.history(edited.store, PAY).as_dict()
     assert pay["raw"] == "- [ ] Pay the plumber invoice 📅 2026-08-20 [[Plumber]]"
     assert (pay["status"], pay["ledger"], pay["line"], pay["first_seen"]) == (
         "open", "Ledger.md", 1, "2026-08-01T00:00:00")
@@ -137,15 +141,15 @@ def test_history_returns_each_entrys_revisions_in_order(edited):
     assert pay["revisions"][1]["detail"] == {
         "from": "2026-08-15", "to": "2026-08-20",
         "fields": {"due": {"from": "2026-08-15", "to": "2026-08-20"}}}
-    passport = commitments.history(edited.store, PASSPORT)
+    passport = commitments.history(edited.store, PASSPORT).as_dict()
     assert [r["kind"] for r in passport["revisions"]] == ["created", "done", "reopened"]
     assert passport["revisions"][1]["detail"] == {"from": "open", "on": "2026-08-02"}
     assert passport["revisions"][2]["detail"] == {"from": "done"}
-    reconcile = commitments.history(edited.store, RECONCILE)
+    reconcile = commitments.history(edited.store, RECONCILE).as_dict()
     assert reconcile["revisions"][1]["detail"] == {
         "from": "Reconcile the vendor quote against the June estimate",
         "to": "Reconcile the vendor quote with the June estimate"}
-    plants = commitments.history(edited.store, PLANTS)
+    plants = commitments.history(edited.store, PLANTS).as_dict()
     assert plants["status"] == "removed"
     assert [r["kind"] for r in plants["revisions"]] == ["created", "retargeted", "removed"]
     assert plants["revisions"][1]["detail"] == {"added": ["Kitchen"], "removed": ["Office"]}
@@ -156,14 +160,14 @@ def test_removed_entries_are_kept_and_listed_only_with_closed_ones(edited):
     row = edited.store.execute("SELECT present, status FROM entries WHERE id = ?",
                                [PLANTS]).fetchone()
     assert row == (0, "open")
-    everything = commitments.list_entries(edited.store, include_closed=True)
+    everything = commitments.list_entries(edited.store, include_closed=True).results
     assert [(e["id"], e["status"]) for e in everything] == [
         (PAY, "open"), (RECONCILE, "open"), (PASSPORT, "open"), (FERRY, "cancelled"),
         (PLANTS, "removed")]
     plants = everything[-1]
     assert plants["revisions"] == 3
-    assert plants["links"] == [{"target": "Kitchen", "path": "Kitchen.md"}]
-    open_only = commitments.list_entries(edited.store, include_closed=False)
+    assert (plants["notes"], plants["unresolved"]) == (["Kitchen.md"], [])
+    open_only = commitments.list_entries(edited.store, include_closed=False).results
     assert [e["id"] for e in open_only] == [PAY, RECONCILE, PASSPORT]
     pay = open_only[0]
     assert (pay["due"], pay["fires_from"], pay["ledger"], pay["line"]) == (
@@ -176,7 +180,7 @@ def test_identity_survives_a_reword_and_a_reschedule_at_once(vault):
     assert vault.entry_ops() == [("2026-08-01T00:00:00", "created", PAY),
                                  ("2026-08-02T00:00:00", "rescheduled", PAY),
                                  ("2026-08-02T00:00:00", "overridden", PAY)]
-    [entry] = commitments.list_entries(vault.store, include_closed=True)
+    [entry] = commitments.list_entries(vault.store, include_closed=True).results
     assert (entry["id"], entry["action"], entry["due"]) == (
         PAY, "Pay the plumber's final invoice", "2026-08-22")
 
@@ -186,7 +190,7 @@ def test_identity_survives_reordering_lines(vault):
     lines = LEDGER_1.splitlines()
     vault.ledger("\n".join(reversed(lines)) + "\n", 2)
     assert [op for op in vault.entry_ops() if op[0] != "2026-08-01T00:00:00"] == []
-    lines_now = {e["id"]: e["line"] for e in commitments.list_entries(vault.store, True)}
+    lines_now = {e["id"]: e["line"] for e in commitments.list_entries(vault.store, True).results}
     assert lines_now == {PLANTS: 1, FERRY: 2, PASSPORT: 3, RECONCILE: 4, PAY: 5}
 
 
@@ -204,10 +208,9 @@ def test_a_type_ledger_note_anywhere_is_a_ledger(vault):
     vault.write("projects/house/notes.md",
                 "# Notes\n\n- [ ] Not a commitment: this note is no ledger\n", day=1)
     vault.index(1)
-    [entry] = commitments.list_entries(vault.store, include_closed=True)
-    assert (entry["id"], entry["ledger"], entry["line"], entry["links"]) == (
-        "c-clear-gutter", "projects/house/tasks.md", 6,
-        [{"target": "Gutter", "path": "Gutter.md"}])
+    [entry] = commitments.list_entries(vault.store, include_closed=True).results
+    assert (entry["id"], entry["ledger"], entry["line"], entry["notes"]) == (
+        "c-clear-gutter", "projects/house/tasks.md", 6, ["Gutter.md"])
 
 
 def test_a_ledger_that_stops_being_one_removes_its_entries(vault):
@@ -217,7 +220,7 @@ def test_a_ledger_that_stops_being_one_removes_its_entries(vault):
     vault.index(2)
     assert vault.entry_ops() == [("2026-08-01T00:00:00", "created", "c-clear-gutter"),
                                  ("2026-08-02T00:00:00", "removed", "c-clear-gutter")]
-    assert [e["status"] for e in commitments.list_entries(vault.store, True)] == ["removed"]
+    assert [e["status"] for e in commitments.list_entries(vault.store, True).results] == ["removed"]
 
 
 def test_a_deleted_ledger_removes_its_entries_but_keeps_them(vault):
@@ -226,7 +229,7 @@ def test_a_deleted_ledger_removes_its_entries_but_keeps_them(vault):
     (vault.root / "tasks.md").unlink()
     vault.index(2)
     assert vault.entry_ops()[-1] == ("2026-08-02T00:00:00", "removed", "c-clear-gutter")
-    assert commitments.history(vault.store, "c-clear-gutter")["status"] == "removed"
+    assert commitments.history(vault.store, "c-clear-gutter").status == "removed"
 
 
 def test_moving_a_ledger_keeps_its_entries_without_revisions(vault):
@@ -236,7 +239,7 @@ def test_moving_a_ledger_keeps_its_entries_without_revisions(vault):
     (vault.root / "tasks.md").rename(vault.root / "archive" / "tasks.md")
     vault.index(2)
     assert vault.entry_ops() == [("2026-08-01T00:00:00", "created", "c-clear-gutter")]
-    [entry] = commitments.list_entries(vault.store, include_closed=False)
+    [entry] = commitments.list_entries(vault.store, include_closed=False).results
     assert entry["ledger"] == "archive/tasks.md"
 
 
@@ -253,7 +256,7 @@ def test_an_unreadable_line_is_a_warning_with_path_and_line(vault):
         "SELECT path, line, message FROM warnings WHERE source = 'ledger' ORDER BY line")
     assert stored.fetchall() == expected
     # The readable lines are still entries; the bad date leaves that entry undated.
-    entries = {e["id"]: e["due"] for e in commitments.list_entries(vault.store, True)}
+    entries = {e["id"]: e["due"] for e in commitments.list_entries(vault.store, True).results}
     assert entries == {PAY: "2026-08-15", "c-call-bank": None}
     # Fixing the lines clears the warnings.
     vault.ledger(text.replace("[?]", "[ ]").replace("2026-13-01", "2026-12-01"), 2,
@@ -280,71 +283,96 @@ def due_vault(vault) -> Vault:
 
 
 def test_a_dated_entry_fires_from_its_date_on_not_before(due_vault):
-    assert due_vault.due(14, show_all=True) == [
+    assert due_vault.due(14) == [
         ("c-clear-gutter", "date", "due today (2026-08-14)")]
-    assert due_vault.due(15, show_all=True) == [
+    assert due_vault.due(15) == [
         ("c-clear-gutter", "date", "overdue since 2026-08-14"),
         (PAY, "date", "due today (2026-08-15)")]
-    assert due_vault.due(16, show_all=True)[1] == (PAY, "date", "overdue since 2026-08-15")
+    assert due_vault.due(16)[1] == (PAY, "date", "overdue since 2026-08-15")
 
 
 def test_scheduled_opens_the_window_before_the_due_date(due_vault):
-    assert due_vault.due(9, show_all=True) == []
-    assert due_vault.due(10, show_all=True) == [
+    assert due_vault.due(9) == []
+    assert due_vault.due(10) == [
         ("c-clear-gutter", "date", "window open since 2026-08-10, due 2026-08-14")]
 
 
 def test_done_and_cancelled_entries_never_fire(due_vault):
     fired = {entry for entry, _, _ in due_vault.due(
-        20, context="the vendor quote arrived", show_all=True)}
+        20, context="the vendor quote arrived")}
     assert fired == {PAY, "c-clear-gutter", "c-reconcile-estimate"}
 
 
 def test_a_rescheduled_date_is_honoured(due_vault):
     due_vault.ledger(DUE_LEDGER.replace("📅 2026-08-15", "📅 2026-08-18"), 2)
     assert [op[1:] for op in due_vault.entry_ops()][-1] == ("rescheduled", PAY)
-    assert PAY not in {e for e, _, _ in due_vault.due(16, show_all=True)}
-    assert due_vault.due(18, show_all=True)[-1] == (PAY, "date", "due today (2026-08-18)")
+    assert PAY not in {e for e, _, _ in due_vault.due(16)}
+    assert due_vault.due(18)[-1] == (PAY, "date", "due today (2026-08-18)")
 
 
 def test_a_trigger_entry_fires_only_with_a_matching_context(due_vault):
-    assert due_vault.due(3, show_all=True) == []
-    assert due_vault.due(3, context="lunch with sam on friday", show_all=True) == []
-    assert due_vault.due(3, context="The vendor quote arrived", show_all=True) == [
+    assert due_vault.due(3) == []
+    assert due_vault.due(3, context="lunch with sam on friday") == []
+    assert due_vault.due(3, context="The vendor quote arrived") == [
         ("c-reconcile-estimate", "trigger", "trigger matched: arriv, quot, vendor")]
 
 
 def test_the_semantic_half_fires_where_keywords_fall_short(due_vault):
     # One of three condition words (below the 0.5 keyword threshold), but the fake
     # embeddings of "vendor" and "vendor quote arrives" have cosine 1/sqrt(3) > 0.55.
-    [(entry, kind, why)] = due_vault.due(3, context="vendor", show_all=True)
+    [(entry, kind, why)] = due_vault.due(3, context="vendor")
     assert (entry, kind, why) == ("c-reconcile-estimate", "trigger",
                                   "trigger matched by meaning (cosine 0.58)")
 
 
-def test_triggered_entries_come_before_dated_ones(due_vault):
-    assert [e for e, _, _ in due_vault.due(15, context="vendor quote arrives",
-                                           show_all=True)] == [
-        "c-reconcile-estimate", "c-clear-gutter", PAY]
+def test_the_due_set_lists_overdue_then_due_today_then_triggered(due_vault):
+    # SPEC 6: grouped overdue, due today, triggered by the context, upcoming.
+    assert [e for e, _, _ in due_vault.due(15, context="vendor quote arrives")] == [
+        "c-clear-gutter", PAY, "c-reconcile-estimate"]
 
 
-def test_an_entry_is_reported_once_per_day_unless_show_all(due_vault):
-    assert [e for e, _, _ in due_vault.due(15)] == ["c-clear-gutter", PAY]
-    assert due_vault.due(15, hour=18) == []
-    assert [e for e, _, _ in due_vault.due(15, hour=19, show_all=True)] == [
+def test_due_is_a_read_asking_twice_gives_the_same_answer(due_vault):
+    ops = due_vault.store.execute("SELECT count(*) FROM ops").fetchone()
+    first = due_vault.due_result(15).as_dict()
+    assert [r["id"] for r in first["results"] if r["group"] != "upcoming"] == [
         "c-clear-gutter", PAY]
-    assert [e for e, _, _ in due_vault.due(16)] == ["c-clear-gutter", PAY]
-    # A trigger that fires later the same day is still news.
-    assert [e for e, _, _ in due_vault.due(16, context="vendor quote arrives")] == [
-        "c-reconcile-estimate"]
+    assert due_vault.due_result(15).as_dict() == first
+    assert due_vault.due_result(15, hour=18).as_dict()["results"] == first["results"]
+    assert due_vault.store.execute("SELECT count(*) FROM ops").fetchone() == ops
+    assert due_vault.store.execute("SELECT count(*) FROM due_log").fetchone() == (0,)
+
+
+def test_the_due_set_is_grouped_overdue_today_triggered_open_upcoming(vault):
+    vault.ledger("""\
+- [ ] Pay the plumber invoice 📅 2026-08-15 [[Plumber]]
+- [ ] Clear the gutter 📅 2026-08-14 [[Gutter]]
+- [ ] Reconcile the estimate [when:: vendor quote arrives] [[June estimate]]
+- [ ] Renew the passport ⏳ 2026-08-12 📅 2026-08-30 [[Passport]]
+- [ ] Book the ferry 📅 2026-08-19 [[Trip]]
+- [ ] Water the office plants 📅 2026-08-25 [[Office]]
+""", 1)
+    doc = vault.due_result(15, context="the vendor quote arrives").as_dict()
+    rows = [(r["group"], r["id"], r["why"]) for r in doc["results"]]
+    assert rows == [
+        ("overdue", "c-clear-gutter", "overdue since 2026-08-14"),
+        ("today", PAY, "due today (2026-08-15)"),
+        ("triggered", "c-reconcile-estimate", "trigger matched: arriv, quot, vendor"),
+        ("open", "c-renew-passport", "window open since 2026-08-12, due 2026-08-30"),
+        ("upcoming", "c-book-ferry", "due in 4 days (2026-08-19)"),
+    ]
+    assert doc["horizon"] == 7 and doc["schema"] == 1
+    assert doc["results"][0]["notes"] == ["Gutter.md"]
+    later = vault.due_result(15, horizon=10).as_dict()["results"]
+    assert [r["id"] for r in later if r["group"] == "upcoming"] == [
+        "c-book-ferry", "c-water-office-plants"]
 
 
 def test_a_date_named_in_a_condition_fires_without_a_context(vault):
     vault.ledger("- [ ] Check the warranty [when:: after 2026-08-10 the warranty lapses] "
                  "[[Kitchen]]\n", 1)
     # With any context at all the date rule fires ...
-    assert vault.due(12, context="hello", show_all=True) == [
+    assert vault.due(12, context="hello") == [
         ("c-check-warranty", "trigger", "date in condition arrived: 2026-08-10")]
     # ... and the date's arrival does not depend on the context.
-    assert vault.due(12, show_all=True) == [
+    assert vault.due(12) == [
         ("c-check-warranty", "trigger", "date in condition arrived: 2026-08-10")]

@@ -384,7 +384,7 @@ NUDGED_AT = datetime(2026, 8, 10, 9)
 
 def test_feedback_without_a_surfacing_records_nothing(make_vault):
     v = make_vault({"Ledger.md": ONE})
-    assert record_feedback(v.store, "c-pay-plumber", "accept", NUDGED_AT) == {}
+    assert record_feedback(v.store, "c-pay-plumber", "accept", NUDGED_AT) is None
     assert v.store.execute("SELECT count(*) FROM feedback").fetchone()[0] == 0
 
 
@@ -393,8 +393,9 @@ def test_accept_stores_a_row_and_changes_nothing_else(make_vault):
     nudged = v.tick(NUDGED_AT)
     state_before = v.state()
     answer = record_feedback(v.store, "c-pay-plumber", "accept", NUDGED_AT + HOUR)
-    assert answer == {"item": "c-pay-plumber", "surfacing": nudged.nudge.surfacing_id,
-                      "kind": "accept", "until": None}
+    assert answer.as_dict() == {"schema": 1, "item": "c-pay-plumber",
+                                "surfacing": nudged.nudge.surfacing_id, "kind": "accept",
+                                "until": None}
     assert v.store.execute("SELECT surfacing_id, item_id, ts, kind, until FROM feedback"
                            ).fetchall() == [(nudged.nudge.surfacing_id, "c-pay-plumber",
                                              "2026-08-10T10:00:00", "accept", None)]
@@ -426,7 +427,7 @@ def test_snooze_mutes_the_item_until_its_time(make_vault):
     nudged = v.tick(NUDGED_AT)
     answer = record_feedback(v.store, "c-pay-plumber", "snooze", NUDGED_AT,
                              snooze=timedelta(hours=2))
-    assert answer["until"] == "2026-08-10T11:00:00"
+    assert answer.until == "2026-08-10T11:00:00"
     assert v.state()["c-pay-plumber"][1] == "2026-08-10T11:00:00"
     assert v.store.execute("SELECT surfacing_id, kind, until FROM feedback").fetchall() == \
         [(nudged.nudge.surfacing_id, "snooze", "2026-08-10T11:00:00")]
@@ -438,7 +439,7 @@ def test_snooze_mutes_the_item_until_its_time(make_vault):
 def test_snooze_default_is_three_hours(make_vault):
     v = make_vault({"Ledger.md": ONE})
     v.tick(NUDGED_AT)
-    assert record_feedback(v.store, "c-pay-plumber", "snooze", NUDGED_AT)["until"] == \
+    assert record_feedback(v.store, "c-pay-plumber", "snooze", NUDGED_AT).until == \
         "2026-08-10T12:00:00"
 
 

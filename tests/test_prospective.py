@@ -13,7 +13,7 @@ import pytest
 
 from vaultmem import config
 from vaultmem.indexer import index_vault
-from vaultmem.prospective import KINDS, list_items, list_items_view, refresh_lifecycle
+from vaultmem.prospective import KINDS, item_list, list_items, refresh_lifecycle
 from vaultmem.rank import QueryOptions, run_query
 from vaultmem.salience import run_salience
 from vaultmem.store import Store
@@ -322,7 +322,7 @@ def test_an_item_that_leaves_its_note_is_removed_not_deleted(vault):
     removed = [(ts, item) for ts, op, item, _ in vault.item_ops() if op == "item-removed"]
     assert sorted(removed) == [("2026-08-02T00:00:00", "p-road-trip"),
                                ("2026-08-02T00:00:00", "p-solar-roof")]
-    assert {r["id"] for r in list_items_view(vault.store, include_closed=True)} == \
+    assert {r["id"] for r in item_list(vault.store, include_closed=True).results} == \
         {"p-heat-pump"}
 
 
@@ -332,7 +332,7 @@ def test_deleting_the_note_removes_its_items(vault):
     vault.index(1)
     vault.remove("Road trip.md")
     vault.index(2)
-    assert list_items_view(vault.store, include_closed=True) == []
+    assert item_list(vault.store, include_closed=True).results == []
     removed = {item for _, op, item, _ in vault.item_ops() if op == "item-removed"}
     assert removed == {"p-road-trip", "p-rent-a-van"}
 
@@ -466,11 +466,11 @@ def test_the_filter_follows_the_lifecycle(garden):
     assert "Done plan.md" in garden.paths("garden", include_closed=False)
 
 
-def test_list_items_view_filters_closed_and_stale(garden):
-    shown = list_items_view(garden.store, include_closed=False)
+def test_item_list_filters_closed_and_stale(garden):
+    shown = item_list(garden.store, include_closed=False).results
     assert [(r["id"], r["status"], r["path"]) for r in shown] == [("p-open-plan", "open",
                                                                    "Open plan.md")]
-    everything = list_items_view(garden.store, include_closed=True)
+    everything = item_list(garden.store, include_closed=True).results
     assert {(r["id"], r["kind"], r["status"]) for r in everything} == {
         ("p-open-plan", "plan", "open"), ("p-done-plan", "plan", "closed"),
         ("p-stale-idea", "idea", "stale"), ("p-old-garden-shed", "idea", "closed")}

@@ -7,17 +7,18 @@ imported inside the commands so `vaultmem --help` stays light.
 from __future__ import annotations
 
 import sys
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .errors import VaultmemError
+from .errors import UsageError, VaultmemError
 
 app = typer.Typer(
     help="A forward-looking memory for a markdown notes vault.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 VaultOpt = Annotated[Path | None, typer.Option(
@@ -33,26 +34,47 @@ NowOpt = Annotated[str | None, typer.Option(
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
 
 
-def parse_now(value: str | None) -> datetime:
-    if not value:
-        return datetime.now().replace(microsecond=0)
+def parse_now(value: str | None) -> datetime | None:
+    """--now as a datetime; None (the clock) when the option was not given."""
+    if value is None:
+        return None
     try:
-        return datetime.fromisoformat(value)
+        return datetime.fromisoformat(value.strip())
     except ValueError:
         raise typer.BadParameter(f"{value!r} is not an ISO date or datetime, e.g. 2026-08-15 "
                                  "or 2026-08-15T09:30", param_hint="--now") from None
 
 
-def _settings(vault, db, **flags):
-    from . import config
+def parse_day(value: str | None, flag: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not a date: use YYYY-MM-DD",
+                                 param_hint=flag) from None
 
-    return config.load(vault, db, **flags)
+
+def _vault(vault, db, *, create: bool = False, **flags):
+    """Open the vault (the library does the folder check and finds the root)."""
+    from .api import Vault
+
+    return Vault.open(vault, db, create=create, **flags)
 
 
-def _open(settings, create: bool = False):
-    from .store import Store
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
 
-    return Store.open(settings.db, create=create, vault=settings.vault)
+        sys.stdout.write(f"vaultmem {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """A forward-looking memory for a markdown notes vault."""
 
 
 @app.command()
@@ -65,17 +87,11 @@ def index(
 ) -> None:
     """Parse the vault into the store (incremental; --full re-parses everything)."""
     from . import render
-    from .embed import FastEmbedder
-    from .indexer import index_vault
 
     when = parse_now(now)
-    settings = _settings(vault_arg or vault, db)
-    if not settings.vault.is_dir():
-        raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
-    store = _open(settings, create=True)
-    with store.writer_lock("index"), render.progress(not json_) as bar:
-        report = index_vault(store, settings, FastEmbedder(settings), now=when,
-                             full=full, progress=bar)
+    with _vault(vault_arg or vault, db, create=True) as v, \
+            render.progress(not json_) as bar:
+        report = v.index(full=full, now=when, progress=bar)
     render.index_report(report, json_)
 
 
@@ -96,26 +112,21 @@ def query(
     explain: Annotated[bool, typer.Option("--explain", help="Show every score component.")] = False,
     mode: Annotated[str | None, typer.Option(
         "--mode", help="hybrid (default), dense or lexical.", show_default=False)] = None,
+    no_log: Annotated[bool, typer.Option(
+        "--no-log", help="Do not log the top results as mentions for salience.")] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Rank notes for TEXT."""
     from . import render
-    from .embed import FastEmbedder
-    from .rank import QueryOptions, run_query
 
     when = parse_now(now)
     if mode not in (None, "hybrid", "dense", "lexical"):
         raise typer.BadParameter(f"{mode!r}: use hybrid, dense or lexical", param_hint="--mode")
-    settings = _settings(vault, db, weight=weight, mode=mode)
-    store = _open(settings)
-    opts = QueryOptions(limit=limit, prefix=prefix, weight=settings.weight,
-                        fire_weight=settings.fire_weight, prospective=not no_prospective,
-                        floor=floor, include_closed=include_closed, explain=explain,
-                        log_mentions=settings.query_mentions, mode=settings.mode,
-                        fusion=settings.fusion, rrf_k=settings.rrf_k,
-                        lexical_weight=settings.lexical_weight)
-    result = run_query(store, FastEmbedder(settings), text, opts, when, settings)
+    with _vault(vault, db, weight=weight, mode=mode) as v:
+        result = v.query(text, now=when, log=not no_log, limit=limit, prefix=prefix,
+                         prospective=not no_prospective, floor=floor,
+                         include_closed=include_closed, explain=explain)
     render.query_result(result, json_, explain)
 
 
@@ -124,16 +135,10 @@ def salience(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_
              debug: DebugOpt = False) -> None:
     """Recompute every note's standing salience and its components (nightly, from cron)."""
     from . import render
-    from .salience import run_salience
 
     when = parse_now(now)
-    settings = _settings(vault, db)
-    store = _open(settings)
-    with store.writer_lock("salience"):
-        run_id = store.start_run("salience", when.isoformat(timespec="seconds"))
-        report = run_salience(store, settings, when)
-    store.finish_run(run_id, datetime.now().isoformat(timespec="seconds"), "ok",
-                     {"notes": report.notes, "seconds": report.seconds})
+    with _vault(vault, db) as v:
+        report = v.salience(now=when)
     render.salience_report(report, json_)
 
 
@@ -142,35 +147,25 @@ def due(
     context: Annotated[str | None, typer.Option(
         "--context", help="The current situation, matched against trigger conditions.",
         show_default=False)] = None,
-    show_all: Annotated[bool, typer.Option(
-        "--all", help="Also entries already reported today.")] = False,
+    horizon: Annotated[int, typer.Option(
+        "--horizon", min=0, help="Also list what comes up within this many days.")] = 7,
+    show_all: Annotated[bool, typer.Option("--all", hidden=True)] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """The due set now: open ledger entries that fire, and why."""
+    """The due set now: overdue, due today, triggered by --context, and upcoming; and why."""
     from . import render
-    from .commitments import due_set, note_paths
 
     when = parse_now(now)
-    settings = _settings(vault, db)
-    store = _open(settings)
-    vec, fingerprint = None, None
-    from .embed import FastEmbedder, fingerprint_for
-
-    fingerprint = fingerprint_for(settings)
-    if context:
-        vec = FastEmbedder(settings).embed([context])[0]
-    firings = due_set(store, settings, when, context, vec, fingerprint, show_all)
-    rows = [{"id": f.entry.id, "action": f.entry.action, "why": f.why, "kind": f.kind,
-             "condition": f.entry.condition,
-             "due": f.entry.due.isoformat() if f.entry.due else None,
-             "ledger": f.entry.ledger_path, "line": f.entry.line,
-             "notes": note_paths(store, f.entry.note_ids), **f.details} for f in firings]
-    render.due(rows, when, context, json_)
+    with _vault(vault, db) as v:
+        result = v.due(context=context, now=when, horizon=horizon)
+    render.due(result, json_)
 
 
-ledger_app = typer.Typer(help="List ledger entries; `ledger show ID` prints one entry's history.",
-                         invoke_without_command=True, no_args_is_help=False)
+ledger_app = typer.Typer(
+    help="List ledger entries; `ledger show ID` prints one entry's history; `ledger add` "
+         "appends a commitment.",
+    invoke_without_command=True, no_args_is_help=False)
 app.add_typer(ledger_app, name="ledger")
 
 
@@ -188,16 +183,11 @@ def ledger_list(
         return
     from . import render
 
-    settings = _settings(vault, db)
-    store = _open(settings)
-    if prospective:
-        from .prospective import list_items_view
-
-        render.prospective_list(list_items_view(store, show_all), json_)
-        return
-    from .commitments import list_entries
-
-    render.ledger_list(list_entries(store, show_all), json_)
+    with _vault(vault, db) as v:
+        if prospective:
+            render.prospective_list(v.items(include_closed=show_all), json_)
+        else:
+            render.ledger_list(v.ledger(include_closed=show_all), json_)
 
 
 @ledger_app.command("show")
@@ -207,61 +197,82 @@ def ledger_show(
 ) -> None:
     """One entry's full history of revisions."""
     from . import render
-    from .commitments import history
 
-    settings = _settings(vault, db)
-    doc = history(_open(settings), entry_id)
-    if doc is None:
-        raise VaultmemError(f"no ledger entry {entry_id!r}: `vaultmem ledger --all` lists them")
-    render.ledger_history(doc, json_)
+    with _vault(vault, db) as v:
+        render.ledger_history(v.history(entry_id), json_)
+
+
+@ledger_app.command("add")
+def ledger_add(
+    text: Annotated[str, typer.Argument(help="What to do, e.g. 'Pay the plumber'.")],
+    due_on: Annotated[str | None, typer.Option(
+        "--due", help="Due date, YYYY-MM-DD.", show_default=False)] = None,
+    when: Annotated[str | None, typer.Option(
+        "--when", help="Trigger condition, e.g. 'the invoice arrives'.",
+        show_default=False)] = None,
+    link: Annotated[list[str] | None, typer.Option(
+        "--link", help="A note it concerns (repeat for several).", show_default=False)] = None,
+    project: Annotated[str | None, typer.Option(
+        "--project", help="Its project.", show_default=False)] = None,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+) -> None:
+    """Append one commitment to the ledger note, with a new block id (other lines untouched)."""
+    from . import render
+
+    day = parse_day(due_on, "--due")
+    with _vault(vault, db) as v:
+        added = v.add_commitment(text, due=day, when=when, links=tuple(link or ()),
+                                 project=project)
+    render.added(added, json_)
 
 
 @app.command()
-def nudge(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-          debug: DebugOpt = False) -> None:
+def get(
+    path: Annotated[str, typer.Argument(
+        metavar="PATH", help="A vault-relative path, or a note name as a link writes it.")],
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+) -> None:
+    """One note as stored and on disk: front matter, text, links, backlinks, commitments."""
+    from . import render
+
+    with _vault(vault, db) as v:
+        render.note(v.get(path), json_)
+
+
+@app.command()
+def nudge(
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="When silent, say why on stderr.")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
     """One proactive tick: print at most one nudge, or nothing (run it every 15 minutes)."""
     from . import render
-    from .nudge import tick
 
     when = parse_now(now)
-    settings = _settings(vault, db)
-    store = _open(settings)
-    result = tick(store, settings, when, oscillation=settings.nudge_oscillation)
-    render.nudge(result, json_)
+    with _vault(vault, db) as v:
+        result = v.nudge(now=when)
+    render.nudge(result, json_, verbose)
 
 
 @app.command()
 def feedback(
     item_id: Annotated[str, typer.Argument(metavar="ID", help="The id printed with the nudge.")],
-    answer: Annotated[str, typer.Argument(metavar="accept|dismiss|snooze")],
-    for_: Annotated[str, typer.Option("--for", help="Snooze length: 30m, 2h, 1d.")] = "3h",
+    answer: Annotated[str, typer.Argument(
+        metavar="ANSWER", help="accept, dismiss (raises fatigue) or snooze.")],
+    for_: Annotated[str | None, typer.Option(
+        "--for", help="Snooze length: 30m, 2h, 1d (default 3h).", show_default=False)] = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Record your answer to a nudge: accept, dismiss (raises fatigue) or snooze."""
     from . import render
-    from .nudge import FEEDBACK_KINDS, record_feedback
+    from .nudge import parse_duration
 
-    if answer not in FEEDBACK_KINDS:
-        raise typer.BadParameter(f"{answer!r}: use accept, dismiss or snooze",
-                                 param_hint="ANSWER")
     when = parse_now(now)
-    settings = _settings(vault, db)
-    doc = record_feedback(_open(settings), item_id, answer, when, parse_duration(for_))
-    if not doc:
-        raise VaultmemError(f"no nudge was ever shown for {item_id!r}: nothing to answer")
-    render.feedback(doc, json_)
-
-
-def parse_duration(text: str):
-    from datetime import timedelta
-
-    units = {"m": "minutes", "h": "hours", "d": "days"}
-    try:
-        return timedelta(**{units[text[-1]]: float(text[:-1])})
-    except (KeyError, ValueError, IndexError):
-        raise typer.BadParameter(f"{text!r}: use a number and m, h or d, e.g. 2h",
-                                 param_hint="--for") from None
+    snooze = parse_duration(for_) if for_ is not None else None
+    with _vault(vault, db) as v:
+        render.feedback(v.feedback(item_id, answer, snooze=snooze, now=when), json_)
 
 
 @app.command()
@@ -269,7 +280,12 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
     """Print crontab lines for this vault: index hourly, salience nightly, nudge every 15 min."""
     import shutil
 
-    settings = _settings(vault, db)
+    from . import config
+    from .api import find_root
+
+    settings = config.load(vault or (None if _env_vault() else find_root(Path.cwd())), db)
+    if not settings.vault.is_dir():
+        raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
     exe = shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
     target = f"--vault {_quote(settings.vault)}"
     if settings.db != settings.vault / ".vaultmem" / "vaultmem.db":
@@ -279,6 +295,12 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
         f"0 * * * *    {exe} index {target} --json >/dev/null\n"
         f"30 3 * * *   {exe} salience {target} >/dev/null\n"
         f"*/15 * * * * {exe} nudge {target}\n")
+
+
+def _env_vault() -> str | None:
+    import os
+
+    return os.environ.get("VAULTMEM_VAULT")
 
 
 def _quote(path) -> str:
@@ -292,10 +314,9 @@ def status(vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
            debug: DebugOpt = False) -> None:
     """What is indexed: counts, last runs, unresolved links, warnings, settings."""
     from . import render
-    from .status import gather
 
-    settings = _settings(vault, db)
-    render.status(gather(_open(settings), settings), json_)
+    with _vault(vault, db) as v:
+        render.status(v.status(), json_)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -314,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         sys.stderr.write(f"vaultmem: {exc}\n")
-        return 1
+        return 2 if isinstance(exc, UsageError) else 1
     except Exception as exc:  # noqa: BLE001 - last resort: one line, not a traceback
         if _is_usage_error(exc):  # typer vendors click: match its exceptions by shape
             exc.show()

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import numpy as np
 
 from . import trigger
 from .config import Settings
+from .schema import SCHEMA
 from .store import Store
 
 # -- firing -------------------------------------------------------------------
@@ -118,53 +119,162 @@ def firing_now(store: Store, settings: Settings, now: datetime, context: str | N
 
 # -- due set and listings ----------------------------------------------------------
 
-def due_set(store: Store, settings: Settings, now: datetime, context: str | None,
-            context_vec: np.ndarray | None, fingerprint: str, show_all: bool) -> list[Firing]:
-    """The due set at `now`: open entries whose window arrived or whose trigger matched.
+GROUPS = ("overdue", "today", "triggered", "open", "upcoming")  # the due set's order (SPEC 6)
 
-    Each entry is reported at most once per day unless `show_all`; what is shown is
-    remembered in `due_log`.
-    """
+
+@dataclass
+class DueItem:
+    """One entry of the due set, with the group it falls in and why."""
+
+    entry: OpenEntry
+    group: str
+    why: str
+    kind: str  # "date" | "trigger" | "upcoming"
+    notes: list[str]
+    details: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        e = self.entry
+        return {"id": e.id, "action": e.action, "group": self.group, "why": self.why,
+                "kind": self.kind, "condition": e.condition,
+                "due": e.due.isoformat() if e.due else None,
+                "fires_from": e.fires_from.isoformat() if e.fires_from else None,
+                "ledger": e.ledger_path, "line": e.line, "notes": self.notes, **self.details}
+
+
+@dataclass
+class DueResult:
+    """The due set at `now` (SPEC 6): what fires, grouped, then what is coming up."""
+
+    now: datetime
+    context: str | None
+    horizon: int
+    results: list[DueItem]
+
+    @property
+    def firing(self) -> list[DueItem]:
+        return [item for item in self.results if item.group != "upcoming"]
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "now": self.now.isoformat(timespec="seconds"),
+                "context": self.context, "horizon": self.horizon,
+                "results": [item.as_dict() for item in self.results]}
+
+
+def due_set(store: Store, settings: Settings, now: datetime, context: str | None,
+            context_vec: np.ndarray | None, fingerprint: str, horizon: int = 7) -> DueResult:
+    """The due set at `now`: open entries whose window arrived or whose trigger matched
+    `context`, grouped overdue, due today, triggered, window open; then the dated entries
+    whose window opens within `horizon` days. A read: it changes nothing, so asking twice
+    gives the same answer (only `nudge` remembers what it has shown)."""
     firings = firing_now(store, settings, now, context, context_vec, fingerprint)
-    day = now.date().isoformat()
-    if not show_all:
-        seen = {row[0] for row in store.execute("SELECT entry_id FROM due_log WHERE day = ?",
-                                                [day])}
-        firings = [f for f in firings if f.entry.id not in seen]
-    with store.atomic():
-        store.db.conn.executemany("INSERT OR IGNORE INTO due_log (entry_id, day) VALUES (?, ?)",
-                                  [(f.entry.id, day) for f in firings])
-    return firings
+    today = now.date()
+    items = [DueItem(f.entry, _group(f, today), f.why, f.kind, [], f.details)
+             for f in firings]
+    fired = {f.entry.id for f in firings}
+    for entry in open_entries(store):
+        start = entry.fires_from
+        if entry.id in fired or start is None or not today < start <= _plus(today, horizon):
+            continue
+        days = (start - today).days
+        when = "tomorrow" if days == 1 else f"in {days} days"
+        why = (f"due {when} ({start.isoformat()})" if start == entry.due
+               else f"window opens {when} ({start.isoformat()})")
+        items.append(DueItem(entry, "upcoming", why, "upcoming", []))
+    items.sort(key=lambda item: (GROUPS.index(item.group),
+                                 item.entry.fires_from or today if item.group == "upcoming"
+                                 else today))
+    paths = _paths(store, {i for item in items for i in item.entry.note_ids})
+    for item in items:
+        item.notes = [paths[i] for i in item.entry.note_ids if i in paths]
+    return DueResult(now, context, horizon, items)
+
+
+def _group(firing: Firing, today: date) -> str:
+    due = firing.entry.due
+    if firing.kind == "trigger":
+        return "triggered"
+    if due is not None and due < today:
+        return "overdue"
+    return "today" if due == today else "open"
+
+
+def _plus(day: date, days: int) -> date:
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return date.max
+
+
+def _paths(store: Store, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return dict(store.execute(
+        f"SELECT id, path FROM notes WHERE deleted = 0 AND id IN ({marks})", list(ids)))
 
 
 def note_paths(store: Store, ids: list[int]) -> list[str]:
-    if not ids:
-        return []
-    marks = ",".join("?" * len(ids))
-    rows = dict(store.execute(f"SELECT id, path FROM notes WHERE id IN ({marks})", ids))
-    return [rows[i] for i in ids if i in rows]
+    paths = _paths(store, set(ids))
+    return [paths[i] for i in ids if i in paths]
 
 
-def list_entries(store: Store, include_closed: bool) -> list[dict]:
-    """Ledger entries with status and link targets; open ones only unless asked."""
+@dataclass
+class EntryList:
+    """`vaultmem ledger`: entries with status, linked notes and revision counts."""
+
+    results: list[dict]
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "results": self.results}
+
+
+def list_entries(store: Store, include_closed: bool) -> EntryList:
+    """Ledger entries with status and linked notes; open ones only unless asked.
+
+    `notes` are the paths the entry's links resolve to; `unresolved` the link targets
+    that name no note (yet).
+    """
     where = "" if include_closed else "WHERE e.present = 1 AND e.status = 'open'"
     rows = store.execute(
         "SELECT e.id, e.status, e.present, e.action, e.condition, e.due, e.fires_from, "
         "e.ledger_path, e.line, e.project, (SELECT count(*) FROM ops o WHERE o.entry_id = e.id) "
         f"FROM entries e {where} ORDER BY e.present DESC, e.ledger_path, e.line").fetchall()
+    links: dict[str, list[tuple[str, str | None]]] = {}
+    for entry_id, target, path in store.execute(
+            "SELECT l.entry_id, l.target_raw, n.path FROM entry_links l LEFT JOIN notes n "
+            "ON n.id = l.target_id AND n.deleted = 0 ORDER BY l.entry_id, l.ord"):
+        links.setdefault(entry_id, []).append((target, path))
     out = []
     for r in rows:
-        links = store.execute(
-            "SELECT l.target_raw, n.path FROM entry_links l LEFT JOIN notes n ON n.id = "
-            "l.target_id WHERE l.entry_id = ? ORDER BY l.ord", [r[0]]).fetchall()
+        mine = links.get(r[0], [])
         out.append({"id": r[0], "status": r[1] if r[2] else "removed", "action": r[3],
                     "condition": r[4], "due": r[5], "fires_from": r[6], "ledger": r[7],
                     "line": r[8], "project": r[9], "revisions": r[10],
-                    "links": [{"target": t, "path": p} for t, p in links]})
-    return out
+                    "notes": [p for _, p in mine if p],
+                    "unresolved": [t for t, p in mine if not p]})
+    return EntryList(out)
 
 
-def history(store: Store, entry_id: str) -> dict | None:
+@dataclass
+class EntryHistory:
+    """`vaultmem ledger show ID`: one entry as it stands, with every typed revision."""
+
+    id: str
+    raw: str
+    status: str
+    ledger: str
+    line: int
+    first_seen: str
+    revisions: list[dict]
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "id": self.id, "raw": self.raw, "status": self.status,
+                "ledger": self.ledger, "line": self.line, "first_seen": self.first_seen,
+                "revisions": self.revisions}
+
+
+def history(store: Store, entry_id: str) -> EntryHistory | None:
     """One entry as it stands, with every typed revision in order."""
     row = store.execute("SELECT id, raw, status, present, ledger_path, line, first_seen "
                         "FROM entries WHERE id = ?", [entry_id]).fetchone()
@@ -173,5 +283,5 @@ def history(store: Store, entry_id: str) -> dict | None:
     revisions = [{"ts": ts, "kind": op, "detail": json.loads(detail or "{}")}
                  for ts, op, detail in store.execute(
                      "SELECT ts, op, detail FROM ops WHERE entry_id = ? ORDER BY id", [entry_id])]
-    return {"id": row[0], "raw": row[1], "status": row[2] if row[3] else "removed",
-            "ledger": row[4], "line": row[5], "first_seen": row[6], "revisions": revisions}
+    return EntryHistory(row[0], row[1], row[2] if row[3] else "removed", row[4], row[5], row[6],
+                        revisions)

@@ -22,3 +22,11 @@ class ModelError(VaultmemError):
 
 class BusyError(VaultmemError):
     """Another writer holds the store."""
+
+
+class UsageError(VaultmemError):
+    """The caller asked for something malformed: the CLI exits 2, as for a bad option."""
+
+
+class NotFoundError(VaultmemError):
+    """A named note, entry or item does not exist."""

@@ -18,6 +18,7 @@ from . import ledger_sync, parse, prospective
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
+from .schema import SCHEMA
 from .store import Store
 from .vault import ChangePlan, content_hash, plan_changes, scan
 
@@ -42,7 +43,8 @@ class IndexReport:
     warnings: list[tuple[str, int | None, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        out = {k: v for k, v in self.__dict__.items() if k != "warnings"}
+        """The `index --json` document."""
+        out = {"schema": SCHEMA, **{k: v for k, v in self.__dict__.items() if k != "warnings"}}
         out["warnings"] = [{"path": p, "line": ln, "message": m} for p, ln, m in self.warnings]
         return out
 

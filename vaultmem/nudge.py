@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
 
 from .config import Settings
+from .errors import UsageError
+from .schema import SCHEMA
 from .store import Store
 
 THETA = 1.0
@@ -232,6 +234,17 @@ class TickResult:
     candidates: int
     values: dict[str, float]
 
+    def as_dict(self) -> dict:
+        """The `nudge --json` document: the message, or null and why it stayed silent."""
+        n = self.nudge
+        return {"schema": SCHEMA, "now": self.now.isoformat(timespec="seconds"),
+                "nudge": None if n is None else {
+                    "id": n.item.id, "kind": n.item.kind, "text": n.item.text, "why": n.why,
+                    "value": round(n.value, 4), "notes": n.item.notes,
+                    "terms": asdict(n.terms)},
+                "silent_because": None if n else self.reason,
+                "candidates": self.candidates}
+
 
 def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True) -> TickResult:
     """Compute every value, update the hysteresis state, emit at most one nudge."""
@@ -324,17 +337,56 @@ def _save(store: Store, now: datetime, updates, nudge: Nudge | None) -> None:
 
 
 FEEDBACK_KINDS = ("accept", "dismiss", "snooze")
+DEFAULT_SNOOZE = timedelta(hours=3)
+_UNITS = {"m": "minutes", "h": "hours", "d": "days"}
+MAX_SNOOZE = timedelta(days=3650)
+
+
+def parse_duration(text: str) -> timedelta:
+    """'30m', '2h', '1.5d' -> a positive timedelta of at most ten years, else UsageError."""
+    unit = _UNITS.get(text.strip()[-1:].lower())
+    try:
+        amount = float(text.strip()[:-1])
+        if unit is None or not 0 < amount < float("inf"):
+            raise ValueError(text)
+        span = timedelta(**{unit: amount})
+    except (ValueError, OverflowError):
+        raise UsageError(f"--for {text!r}: use a positive number and m, h or d, e.g. 2h") \
+            from None
+    if span > MAX_SNOOZE:
+        raise UsageError(f"--for {text!r}: at most 3650d")
+    return span
+
+
+@dataclass
+class Feedback:
+    """An answer to a nudge, as stored."""
+
+    item: str
+    surfacing: int
+    kind: str
+    until: str | None
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "item": self.item, "surfacing": self.surfacing,
+                "kind": self.kind, "until": self.until}
 
 
 def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
-                    snooze: timedelta = timedelta(hours=3)) -> dict:
-    """Store the user's answer to the item's latest nudge. Accept resolves nothing."""
+                    snooze: timedelta | None = None) -> Feedback | None:
+    """Store the user's answer to the item's latest nudge (None: it was never shown).
+    Accept resolves nothing; a snooze mutes the item for `snooze` (default 3 h)."""
+    if kind not in FEEDBACK_KINDS:
+        raise UsageError(f"{kind!r}: answer accept, dismiss or snooze")
+    if snooze is not None and kind != "snooze":
+        raise UsageError(f"--for goes with snooze only, not with {kind}")
     row = store.execute("SELECT id FROM surfacings WHERE item_id = ? ORDER BY id DESC LIMIT 1",
                         [item_id]).fetchone()
     if row is None:
-        return {}
+        return None
     stamp = now.isoformat(timespec="seconds")
-    until = (now + snooze).isoformat(timespec="seconds") if kind == "snooze" else None
+    until = ((now + (snooze or DEFAULT_SNOOZE)).isoformat(timespec="seconds")
+             if kind == "snooze" else None)
     with store.atomic():
         store.db["feedback"].insert({"surfacing_id": row[0], "item_id": item_id, "ts": stamp,
                                      "kind": kind, "until": until})
@@ -345,4 +397,4 @@ def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
                 "VALUES (?, 1, ?, ?) ON CONFLICT(item_id) DO UPDATE SET armed = 1, "
                 "muted_until = excluded.muted_until, updated_at = excluded.updated_at",
                 [item_id, until, stamp])
-    return {"item": item_id, "surfacing": row[0], "kind": kind, "until": until}
+    return Feedback(item_id, row[0], kind, until)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from .config import Settings
+from .schema import SCHEMA
 from .store import Store
 
 KINDS = ("plan", "idea", "decision", "question", "insight")
@@ -202,7 +203,18 @@ def hidden_note_ids(store: Store) -> set[int]:
         "AND status IN ('closed', 'stale')")}
 
 
-def list_items_view(store: Store, include_closed: bool) -> list[dict]:
+@dataclass
+class ItemList:
+    """`vaultmem ledger --prospective`: plans, ideas, decisions, questions, insights."""
+
+    results: list[dict]
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "results": self.results}
+
+
+def item_list(store: Store, include_closed: bool) -> ItemList:
+    """Prospective items still in the vault: open and referenced ones unless asked."""
     where = "" if include_closed else "AND p.status IN ('open', 'referenced')"
     rows = store.execute(
         "SELECT p.id, p.kind, p.status, p.text, n.path, p.line, p.created, p.last_referenced "
@@ -210,4 +222,4 @@ def list_items_view(store: Store, include_closed: bool) -> list[dict]:
         f"WHERE p.present = 1 AND n.deleted = 0 {where} "
         "ORDER BY p.kind, p.created").fetchall()
     keys = ("id", "kind", "status", "text", "path", "line", "created", "last_referenced")
-    return [dict(zip(keys, r, strict=True)) for r in rows]
+    return ItemList([dict(zip(keys, r, strict=True)) for r in rows])

@@ -8,6 +8,7 @@ low salience: the only filters are structural (--in, deleted notes).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -16,8 +17,9 @@ from datetime import datetime
 import numpy as np
 
 from . import commitments, lexical, prospective
-from .config import Settings
+from .config import DEFAULTS, Settings
 from .embed import Embedder
+from .schema import SCHEMA
 from .store import Store
 
 SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "recency")
@@ -25,21 +27,37 @@ SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "rece
 SNIPPET_CHARS = 240
 
 
+# QueryOptions field -> the Settings field its default comes from (SPEC 11: one place).
+_FROM_SETTINGS = {"weight": "weight", "fire_weight": "fire_weight",
+                  "log_mentions": "query_mentions", "mode": "mode", "fusion": "fusion",
+                  "rrf_k": "rrf_k", "lexical_weight": "lexical_weight"}
+
+
 @dataclass(frozen=True)
 class QueryOptions:
+    """How one query is ranked. Build it with `from_settings`: the defaults below are the
+    configuration's own (`config.DEFAULTS`), never numbers written a second time."""
+
     limit: int = 10
     prefix: str | None = None
-    weight: float = 0.3
-    fire_weight: float = 1.0
+    weight: float = DEFAULTS.weight
+    fire_weight: float = DEFAULTS.fire_weight
     prospective: bool = True
     floor: bool = False
     include_closed: bool = False
     explain: bool = False
-    log_mentions: int = 5  # top-N results logged as ACT-R mentions (0: none)
-    mode: str = "hybrid"  # hybrid | dense | lexical
-    fusion: str = "score"
-    rrf_k: int = 60
-    lexical_weight: float = 0.5
+    log_mentions: int = DEFAULTS.query_mentions  # top-N results logged as ACT-R mentions
+    mode: str = DEFAULTS.mode  # hybrid | dense | lexical
+    fusion: str = DEFAULTS.fusion
+    rrf_k: int = DEFAULTS.rrf_k
+    lexical_weight: float = DEFAULTS.lexical_weight
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides) -> QueryOptions:
+        """The effective options: the settings' values, then `overrides` that are not None."""
+        values = {name: getattr(settings, key) for name, key in _FROM_SETTINGS.items()}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
 
 
 @dataclass
@@ -57,6 +75,15 @@ class Hit:
     commitments: list[dict] = field(default_factory=list)
     explain: dict | None = None
 
+    def as_dict(self) -> dict:
+        row = {"rank": self.rank, "path": self.path, "title": self.title, "score": self.score,
+               "cosine": self.cosine, "salience": self.salience, "firing": self.firing,
+               "pinned": self.pinned, "commitments": self.commitments,
+               "snippet": self.snippet, "heading": self.heading}
+        if self.explain is not None:
+            row["explain"] = self.explain
+        return row
+
 
 @dataclass
 class QueryResult:
@@ -67,27 +94,40 @@ class QueryResult:
     results: list[Hit]
     candidates: int
     seconds: float
+    stale: list[str] = field(default_factory=list)  # indexed notes gone from disk: skipped
+
+    def as_dict(self) -> dict:
+        """The `query --json` document (SPEC 1)."""
+        return {"schema": SCHEMA, "query": self.query,
+                "now": self.now.isoformat(timespec="seconds"), "weight": self.weight,
+                "fire_weight": self.fire_weight, "candidates": self.candidates,
+                "seconds": self.seconds, "stale": self.stale,
+                "results": [hit.as_dict() for hit in self.results]}
 
 
 def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
               now: datetime, settings: Settings) -> QueryResult:
-    """Rank live notes for `text` (which is also the context for trigger matching)."""
+    """Rank live notes for `text` (which is also the context for trigger matching).
+
+    A note whose file is gone since the last index is never returned: the top results
+    are checked on disk and any missing one is skipped (and named in `stale`).
+    """
     started = time.perf_counter()
     qvec = embedder.embed([text])[0]
     with store.snapshot():
-        hits, candidates, log = _rank(store, embedder, text, qvec, opts, now, settings)
+        hits, candidates, log, stale = _rank(store, embedder, text, qvec, opts, now, settings)
     if opts.log_mentions and log:
         _log_mentions(store, now, text, log[: opts.log_mentions])
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
     return QueryResult(text, now, w, wf, hits, candidates,
-                       round(time.perf_counter() - started, 4))
+                       round(time.perf_counter() - started, 4), stale)
 
 
-def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], int, list]:
+def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], int, list, list]:
     m = store.matrix(embedder.fingerprint, qvec.shape[0])
     titles = store.note_titles()
     if not len(m.note_ids):
-        return [], 0, []
+        return [], 0, [], []
     sims = m.vectors @ qvec
     cosine = np.maximum.reduceat(sims, m.starts)
     note_ids = m.note_ids[m.starts]
@@ -108,13 +148,30 @@ def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], 
                                   len(sims))
     score = relevance * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
-    top, pinned = _order(score, note_ids, fired, opts)
+    top, pinned, stale = _order_on_disk(score, note_ids, fired, opts, titles, settings.vault)
     sal_rows = (store.salience_parts([int(note_ids[i]) for i in top])
                 if opts.explain and opts.prospective and top else {})
     ctx = _Ctx(store, m, sims, note_ids, cosine, salience, firing, score, titles, fired,
                sal_rows, opts, relevance, legs)
     hits = [_hit(ctx, rank, i, i in pinned) for rank, i in enumerate(top, start=1)]
-    return hits, int(eligible.sum()), [note_ids[i] for i in top]
+    return hits, int(eligible.sum()), [note_ids[i] for i in top], stale
+
+
+def _order_on_disk(score, note_ids, fired, opts, titles, vault) -> tuple[list, set, list]:
+    """`_order`, skipping notes whose file no longer exists (deleted since the last index).
+
+    Only the rows about to be returned are checked: k stats, not one per note.
+    """
+    stale: list[str] = []
+    while True:
+        top, pinned = _order(score, note_ids, fired, opts)
+        gone = [i for i in top if not os.path.isfile(
+            os.path.join(vault, titles[int(note_ids[i])][0]))]
+        if not gone:
+            return top, pinned, stale
+        stale += [titles[int(note_ids[i])][0] for i in gone]
+        score = score.copy()
+        score[gone] = -np.inf
 
 
 def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):

@@ -68,9 +68,8 @@ def progress(enabled: bool) -> Iterator:
 
 
 def index_report(report, as_json: bool) -> None:
-    data = report.as_dict()
     if as_json:
-        emit_json(data)
+        emit_json(report.as_dict())
         return
     for w in report.warnings:
         warn(f"warning: {w[0]}{':' + str(w[1]) if w[1] else ''}: {w[2]}")
@@ -82,8 +81,12 @@ def index_report(report, as_json: bool) -> None:
 
 
 def query_result(result, as_json: bool, explain: bool = False) -> None:
+    if result.stale:
+        warn(f"note: {len(result.stale)} indexed note(s) no longer on disk were skipped "
+             f"({', '.join(result.stale[:3])}{', …' if len(result.stale) > 3 else ''}): "
+             "the index is stale, run `vaultmem index`")
     if as_json:
-        emit_json(query_doc(result, explain))
+        emit_json(result.as_dict())
         return
     from rich.markup import escape
     from rich.table import Table
@@ -117,30 +120,14 @@ def _explain_line(explain: dict) -> str:
     return "  ".join(f"{k}={v}" for k, v in explain.items())
 
 
-def query_doc(result, explain: bool = False) -> dict:
-    results = []
-    for hit in result.results:
-        row = {
-            "rank": hit.rank, "path": hit.path, "title": hit.title, "score": hit.score,
-            "cosine": hit.cosine, "salience": hit.salience, "firing": hit.firing,
-            "pinned": hit.pinned, "commitments": hit.commitments, "snippet": hit.snippet,
-            "heading": hit.heading,
-        }
-        if explain and hit.explain is not None:
-            row["explain"] = hit.explain
-        results.append(row)
-    return {"query": result.query, "now": result.now.isoformat(timespec="seconds"),
-            "weight": result.weight, "fire_weight": result.fire_weight,
-            "candidates": result.candidates, "seconds": result.seconds, "results": results}
-
-
-def status(doc: dict, as_json: bool) -> None:
+def status(result, as_json: bool) -> None:
+    doc = result.as_dict()
     if as_json:
         emit_json(doc)
         return
     out = _console(False)
     c = doc["counts"]
-    out.print(f"[bold]vault[/] {doc['vault']}\n[bold]store[/] {doc['db']}")
+    out.print(f"[bold]vault[/] {_esc(doc['vault'])}\n[bold]store[/] {_esc(doc['db'])}")
     out.print(f"notes {c['notes']} (deleted {c['deleted']}), chunks {c['chunks']}, "
               f"vectors {c['vectors']}, links {c['links']} "
               f"(unresolved {c['unresolved_links']}), tags {c['tags']}, ops {c['ops']}")
@@ -161,96 +148,170 @@ def status(doc: dict, as_json: bool) -> None:
 
 def salience_report(report, as_json: bool) -> None:
     if as_json:
-        emit_json(report)
+        emit_json(report.as_dict())
         return
     warn(f"salience for {report.notes} notes computed at {report.computed_at} "
          f"in {report.seconds:.2f}s")
 
 
-def due(rows: list[dict], now, context, as_json: bool) -> None:
+GROUP_TITLES = {"overdue": "Overdue", "today": "Due today", "triggered": "Triggered now",
+                "open": "Window open", "upcoming": "Coming up"}
+
+
+def due(result, as_json: bool) -> None:
     if as_json:
-        emit_json({"now": now.isoformat(timespec="seconds"), "context": context, "due": rows})
+        emit_json(result.as_dict())
         return
     out = _console(False)
-    if not rows:
-        warn("nothing due")
+    if not result.results:
+        warn("nothing due" + (f" and nothing in the next {result.horizon} days"
+                              if result.horizon else ""))
         return
-    for row in rows:
-        notes = ", ".join(row["notes"]) or "no linked notes"
-        out.print(f"[bold]{_esc(row['action'])}[/]  [dim]{_esc(row['id'])}[/]\n"
-                  f"  why: {_esc(row['why'])}\n  notes: {_esc(notes)}", highlight=False)
+    group = None
+    for item in result.results:
+        if item.group != group:
+            group = item.group
+            out.print(f"[bold underline]{GROUP_TITLES[group]}[/]")
+        notes = ", ".join(item.notes) or "no linked notes"
+        out.print(f"  [bold]{_esc(item.entry.action)}[/]  [dim]{_esc(item.entry.id)}[/]\n"
+                  f"    why: {_esc(item.why)}\n    notes: {_esc(notes)}", highlight=False)
 
 
-def ledger_list(rows: list[dict], as_json: bool) -> None:
-    if as_json:
-        emit_json({"entries": rows})
-        return
+def _table(*columns: str, no_wrap: tuple[str, ...] = ()):
+    """A rich table whose named columns never wrap: ids and paths are typed back."""
     from rich.table import Table
 
-    if not rows:
+    table = Table(show_header=True, header_style="bold")
+    for col in columns:
+        if col in no_wrap:
+            table.add_column(col, no_wrap=True, overflow="ellipsis", min_width=len(col))
+        else:
+            table.add_column(col, overflow="fold")
+    return table
+
+
+def ledger_list(result, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    if not result.results:
         warn("no ledger entries")
         return
-    table = Table(show_header=True, header_style="bold")
-    for col in ("id", "status", "when", "action", "notes", "revisions"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
+    table = _table("id", "status", "when", "action", "notes", "revisions", no_wrap=("id",))
+    for r in result.results:
         when = r["due"] or r["fires_from"] or (f"when {r['condition']}" if r["condition"] else "")
-        notes = ", ".join(link["path"] or f"?{link['target']}" for link in r["links"])
-        table.add_row(_esc(r["id"]), r["status"], _esc(when or ""), _esc(r["action"]), _esc(notes),
-                      str(r["revisions"]))
+        notes = ", ".join([*r["notes"], *(f"?{t}" for t in r["unresolved"])])
+        table.add_row(_esc(r["id"]), r["status"], _esc(when or ""), _esc(r["action"]),
+                      _esc(notes), str(r["revisions"]))
     _console(False).print(table)
 
 
-def ledger_history(doc: dict, as_json: bool) -> None:
+def ledger_history(result, as_json: bool) -> None:
     if as_json:
-        emit_json(doc)
+        emit_json(result.as_dict())
         return
     out = _console(False)
-    out.print(f"[bold]{_esc(doc['id'])}[/] ({doc['status']}) {_esc(doc['ledger'])}:"
-              f"{doc['line']}\n  {_esc(doc['raw'])}", highlight=False)
-    for rev in doc["revisions"]:
-        detail = json.dumps(rev["detail"], ensure_ascii=False)
-        out.print(f"  {rev['ts']}  [bold]{rev['kind']}[/]  {_esc(detail)}", highlight=False)
+    out.print(f"[bold]{_esc(result.id)}[/] ({result.status}) {_esc(result.ledger)}:"
+              f"{result.line}\n  {_esc(result.raw)}", highlight=False)
+    for rev in result.revisions:
+        out.print(f"  {rev['ts']}  [bold]{rev['kind']}[/]  {_esc(_revision_text(rev))}",
+                  highlight=False)
 
 
-def prospective_list(rows: list[dict], as_json: bool) -> None:
+def _revision_text(rev: dict) -> str:
+    """A revision's detail as a person reads it, not as JSON."""
+    d = rev["detail"]
+    kind = rev["kind"]
+    if kind in ("created", "removed"):
+        when = d.get("due") or (f"when {d['condition']}" if d.get("condition") else "")
+        return " · ".join(x for x in (d.get("action", ""), when) if x)
+    if kind == "rescheduled":
+        return f"{d.get('from') or 'undated'} → {d.get('to') or 'undated'}"
+    if kind == "overridden":
+        text = f"{d.get('from')!r} → {d.get('to')!r}"
+        cond = d.get("condition")
+        return text + (f"; condition {cond['from']!r} → {cond['to']!r}" if cond else "")
+    if kind == "retargeted":
+        parts = [f"+[[{t}]]" for t in d.get("added", [])]
+        parts += [f"-[[{t}]]" for t in d.get("removed", [])]
+        return " ".join(parts)
+    if kind in ("done", "cancelled"):
+        return f"on {d['on']}" if d.get("on") else ""
+    if kind == "reopened":
+        return f"was {d.get('from')}"
+    return ", ".join(f"{k}: {v}" for k, v in d.items())
+
+
+def prospective_list(result, as_json: bool) -> None:
     if as_json:
-        emit_json({"items": rows})
+        emit_json(result.as_dict())
         return
-    if not rows:
+    if not result.results:
         warn("no prospective items")
         return
-    from rich.table import Table
-
-    table = Table(show_header=True, header_style="bold")
-    for col in ("id", "kind", "status", "item", "note"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
+    table = _table("id", "kind", "status", "item", "note", no_wrap=("id",))
+    for r in result.results:
         table.add_row(_esc(r["id"]), r["kind"], r["status"], _esc(r["text"]),
                       _esc(f"{r['path']}:{r['line']}"))
     _console(False).print(table)
 
 
-def nudge(result, as_json: bool) -> None:
-    n = result.nudge
+def nudge(result, as_json: bool, verbose: bool = False) -> None:
     if as_json:
-        emit_json({"now": result.now.isoformat(timespec="seconds"), "nudge": None if n is None
-                   else {"id": n.item.id, "kind": n.item.kind, "text": n.item.text,
-                         "why": n.why, "value": round(n.value, 4), "notes": n.item.notes,
-                         "terms": asdict(n.terms)},
-                   "silent_because": None if n else result.reason,
-                   "candidates": result.candidates})
+        emit_json(result.as_dict())
         return
+    n = result.nudge
     if n is None:
-        return  # silence is a first-class answer
+        if verbose:  # silence is a first-class answer; asked, it says why
+            warn(f"silent: {result.reason} ({result.candidates} candidate(s))")
+        return
     notes = "".join(f"\n  → {p}" for p in n.item.notes)
     sys.stdout.write(f"{n.item.text}\n  why now: {n.why}  [{n.item.id}]{notes}\n"
                      f"  answer: vaultmem feedback {n.item.id} accept|dismiss|snooze\n")
 
 
-def feedback(doc: dict, as_json: bool) -> None:
+def feedback(result, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    until = f" until {result.until}" if result.until else ""
+    warn(f"recorded {result.kind} for {result.item}{until}")
+
+
+def added(result, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    sys.stdout.write(f"{result.id}\n")
+    warn(f"added to {result.ledger}:{result.line}: {result.text}\n"
+         "run `vaultmem index` to bring it into the store")
+
+
+def note(result, as_json: bool) -> None:
+    doc = result.as_dict()
     if as_json:
         emit_json(doc)
         return
-    until = f" until {doc['until']}" if doc.get("until") else ""
-    warn(f"recorded {doc['kind']} for {doc['item']}{until}")
+    out = _console(False)
+    state = "deleted since indexed" if not doc["on_disk"] else (
+        "changed since indexed" if doc["changed_since_index"] else "indexed")
+    out.print(f"[bold]{_esc(doc['title'])}[/]  [dim]{_esc(doc['path'])} ({state})[/]",
+              highlight=False)
+    if doc["tags"] or doc["aliases"]:
+        out.print(f"[dim]tags[/] {_esc(', '.join(doc['tags']))}  "
+                  f"[dim]aliases[/] {_esc(', '.join(doc['aliases']))}", highlight=False)
+    for c in doc["commitments"]:
+        when = c["due"] or (f"when {c['condition']}" if c["condition"] else "")
+        out.print(f"[yellow]commitment[/] {_esc(c['id'])} ({c['status']}) "
+                  f"{_esc(c['action'])}{_esc(' · ' + when) if when else ''}", highlight=False)
+    links = [link["path"] or f"?{link['target']}" for link in doc["links"]]
+    if links:
+        out.print(f"[dim]links →[/] {_esc(', '.join(dict.fromkeys(links)))}", highlight=False)
+    back = dict.fromkeys(b["path"] for b in doc["backlinks"])
+    if back:
+        out.print(f"[dim]linked from ←[/] {_esc(', '.join(back))}", highlight=False)
+    if doc["text"] is not None:
+        out.print("")
+        sys.stdout.flush()
+        out.file.flush()
+        sys.stdout.write(doc["text"] if doc["text"].endswith("\n") else doc["text"] + "\n")

@@ -18,6 +18,7 @@ from datetime import datetime
 import numpy as np
 
 from .config import Settings
+from .schema import SCHEMA
 from .store import Store
 
 IMPORTANCE_WORDS = {"high": 1.0, "medium": 0.6, "low": 0.3}
@@ -34,6 +35,11 @@ class SalienceReport:
     computed_at: str
     seconds: float
     maxima: dict[str, float]
+
+    def as_dict(self) -> dict:
+        """The `salience --json` document."""
+        return {"schema": SCHEMA, "notes": self.notes, "computed_at": self.computed_at,
+                "seconds": self.seconds, "maxima": self.maxima}
 
 
 def importance(raw: str | None, note_type: str | None, path: str) -> float:

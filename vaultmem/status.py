@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from .config import Settings
+from .schema import SCHEMA
 from .store import Store
 
 ATTACHMENT_HINT = "target_raw NOT GLOB '*.[a-zA-Z0-9]*' OR lower(target_raw) GLOB '*.md'"
@@ -71,3 +73,13 @@ def _last_run(store: Store, kind: str) -> dict | None:
         return None
     return {"kind": row[0], "started": row[1], "finished": row[2], "status": row[3],
             "counts": json.loads(row[4]) if row[4] else None}
+
+
+@dataclass
+class Status:
+    """`vaultmem status`: the document `gather` builds, versioned."""
+
+    doc: dict
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, **self.doc}

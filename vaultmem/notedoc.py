@@ -1,0 +1,135 @@
+"""`vaultmem get PATH`: one note as stored and as it is on disk.
+
+A read: the store is only queried, the file only read. The note is named by its
+vault-relative path, or by anything a wiki-link could name it by (`Bathroom`,
+`projects/house/Bathroom`), resolved as a link from the vault root would be.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import NotFoundError
+from .schema import SCHEMA
+from .store import Store
+from .vault import content_hash
+
+
+@dataclass
+class NoteDoc:
+    """Title, front matter, text, links, backlinks and the commitments that link a note."""
+
+    path: str
+    title: str
+    on_disk: bool
+    changed_since_index: bool
+    deleted: bool
+    frontmatter: dict
+    tags: list[str]
+    aliases: list[str]
+    text: str | None
+    links: list[dict] = field(default_factory=list)
+    backlinks: list[dict] = field(default_factory=list)
+    commitments: list[dict] = field(default_factory=list)
+    items: list[dict] = field(default_factory=list)
+    salience: dict | None = None
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "path": self.path, "title": self.title,
+                "on_disk": self.on_disk, "changed_since_index": self.changed_since_index,
+                "deleted": self.deleted, "frontmatter": self.frontmatter, "tags": self.tags,
+                "aliases": self.aliases, "links": self.links, "backlinks": self.backlinks,
+                "commitments": self.commitments, "items": self.items,
+                "salience": self.salience, "text": self.text}
+
+
+def find(store: Store, name: str) -> tuple[int, str]:
+    """(note id, path) for a path or link-style name; NotFoundError when none matches."""
+    wanted = name.strip().replace("\\", "/").removeprefix("./")
+    rows = store.execute("SELECT id, path FROM notes WHERE path IN (?, ?) "
+                         "ORDER BY deleted", [wanted, wanted + ".md"]).fetchall()
+    if rows:
+        return rows[0]
+    from .parse import Link
+    from .resolve import Resolver
+
+    hit = Resolver(store.live_notes_with_aliases()).resolve(
+        Link(wanted.removesuffix(".md"), "wiki", None, None, None, 0), "")
+    if hit:
+        return store.execute("SELECT id, path FROM notes WHERE path = ?", [hit]).fetchone()
+    raise NotFoundError(f"no note {name!r} in the index: give a vault-relative path "
+                        "(`vaultmem query` finds one) or run `vaultmem index` if it is new")
+
+
+def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
+    note_id, path = find(store, name)
+    row = store.execute("SELECT title, frontmatter, hash, deleted FROM notes WHERE id = ?",
+                        [note_id]).fetchone()
+    title, fm, digest, deleted = row
+    data = _read(vault / path)
+    text = data.decode("utf-8-sig", errors="replace") if data is not None else None
+    return NoteDoc(
+        path=path, title=title, on_disk=data is not None,
+        changed_since_index=data is not None and content_hash(data) != digest,
+        deleted=bool(deleted), frontmatter=json.loads(fm or "{}"),
+        tags=[t for (t,) in store.execute(
+            "SELECT tag FROM tags WHERE note_id = ? ORDER BY tag", [note_id])],
+        aliases=[a for (a,) in store.execute(
+            "SELECT alias FROM aliases WHERE note_id = ? ORDER BY alias", [note_id])],
+        text=text, links=_links(store, note_id), backlinks=_backlinks(store, note_id),
+        commitments=_commitments(store, note_id), items=_items(store, note_id),
+        salience=_salience(store, note_id))
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
+        return None
+
+
+def _links(store: Store, note_id: int) -> list[dict]:
+    rows = store.execute(
+        "SELECT l.target_raw, l.kind, l.heading, l.line, n.path FROM links l "
+        "LEFT JOIN notes n ON n.id = l.target_id AND n.deleted = 0 "
+        "WHERE l.source_id = ? ORDER BY l.line, l.id", [note_id])
+    return [{"target": t, "kind": k, "heading": h, "line": ln, "path": p}
+            for t, k, h, ln, p in rows]
+
+
+def _backlinks(store: Store, note_id: int) -> list[dict]:
+    rows = store.execute(
+        "SELECT n.path, l.line FROM links l JOIN notes n ON n.id = l.source_id "
+        "WHERE l.target_id = ? AND n.deleted = 0 AND l.source_id != ? ORDER BY n.path, l.line",
+        [note_id, note_id])
+    return [{"path": p, "line": ln} for p, ln in rows]
+
+
+def _commitments(store: Store, note_id: int) -> list[dict]:
+    rows = store.execute(
+        "SELECT DISTINCT e.id, e.action, e.condition, e.due, e.status, e.present, "
+        "e.ledger_path, e.line FROM entry_links l JOIN entries e ON e.id = l.entry_id "
+        "WHERE l.target_id = ? ORDER BY e.present DESC, e.ledger_path, e.line", [note_id])
+    return [{"id": i, "action": a, "condition": c, "due": d,
+             "status": s if present else "removed", "ledger": lp, "line": ln}
+            for i, a, c, d, s, present, lp, ln in rows]
+
+
+def _items(store: Store, note_id: int) -> list[dict]:
+    rows = store.execute(
+        "SELECT id, kind, status, text, line FROM prospective WHERE note_id = ? "
+        "AND present = 1 ORDER BY line", [note_id])
+    return [{"id": i, "kind": k, "status": s, "text": t, "line": ln} for i, k, s, t, ln in rows]
+
+
+def _salience(store: Store, note_id: int) -> dict | None:
+    row = store.execute(
+        "SELECT score, importance, activation, centrality, prospective, recency, computed_at "
+        "FROM salience WHERE note_id = ?", [note_id]).fetchone()
+    if row is None:
+        return None
+    keys = ("score", "importance", "activation", "centrality", "prospective", "recency",
+            "computed_at")
+    return dict(zip(keys, row, strict=True))
