@@ -43,7 +43,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-08-15T09:00:00"
-STAGES = ("index_file", "sync_ledgers", "resolve_links", "embed", "lifecycle", "finish")
+# Each stage is the function the child replaces by a SIGKILL: (module, attribute).
+TARGETS = {"index_file": ("vaultmem.indexer", "_index_file"),
+           "sync_ledgers": ("vaultmem.indexer", "_sync_ledger"),
+           "resolve_links": ("vaultmem.indexer", "_resolve_links"),
+           "embed": ("vaultmem.indexer", "embed_missing"),
+           "lifecycle": ("vaultmem.prospective", "refresh_lifecycle"),
+           "finish": ("vaultmem.store", "Store.finish_run")}
+STAGES = tuple(TARGETS)
+NO_HOOK = 3  # the child's exit status when its kill target does not exist
 
 WORDS = ("boiler radiator invoice vendor quote estimate kitchen valve garden ferry passport "
          "plumber budget review meeting notes draft chapter harvest tomato ladder roof paint "
@@ -73,11 +81,18 @@ def slow_parse(*args, **kwargs):
     time.sleep(float(sleep) / 50)
     return real_parse(*args, **kwargs)
 parse.parse_note = slow_parse
-targets = {"index_file": (indexer, "_index_file"), "sync_ledgers": (indexer, "_sync_ledger"),
-           "resolve_links": (indexer, "_resolve_links"), "embed": (indexer, "embed_missing"),
-           "lifecycle": (prospective, "refresh_lifecycle"), "finish": (Store, "finish_run")}
 if stage != "-":
-    setattr(*targets[stage], die)
+    # A renamed target must not pass silently: setattr would just add a new attribute.
+    import importlib
+    module_name, _, attr = stage.partition(":")
+    owner = importlib.import_module(module_name)
+    *path, name = attr.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    if not callable(getattr(owner, name, None)):
+        print(f"no kill hook: {module_name}.{attr} does not exist", file=sys.stderr, flush=True)
+        sys.exit(3)
+    setattr(owner, name, die)
 settings = config.load(vault)
 store = Store.open(settings.db, create=True)
 print("start", flush=True)
@@ -197,8 +212,9 @@ def start_child(vault: Path, args, stage: str = "-") -> subprocess.Popen:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         proc.started = time.monotonic()
         return proc
+    hook = ":".join(TARGETS[stage]) if stage != "-" else "-"
     cmd = [sys.executable, "-c", CHILD, str(ROOT), str(vault), str(args.sleep), str(args.group),
-           stage, NOW]
+           hook, NOW]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc.stdout.readline()  # "start": the store is open, the run begins now
     proc.started = time.monotonic()
@@ -328,6 +344,10 @@ def one_run(n: int, kind: str, args, rng: random.Random, work: Path) -> tuple[bo
     db = killed / ".vaultmem" / "vaultmem.db"
     check = integrity(db) if db.exists() else "ok (no store yet)"
     problems = [] if check.startswith("ok") else [f"integrity_check: {check}"]
+    if args.stage and proc.returncode != -signal.SIGKILL:
+        # A stage kill that did not happen tests nothing: the run counts as failed.
+        problems.append(f"not killed at stage {args.stage} ({outcome}): "
+                        f"{proc.stderr.read().strip()[-300:]}")
     heal(killed, args)
     problems += compare(snapshot(db), snapshot(ref / ".vaultmem" / "vaultmem.db"), args.only)
     line = (f"run {n:3d} {kind:11s} kill at {args.stage or when:>14s} {outcome:8s} "

@@ -1,8 +1,7 @@
 """Hardening: crashes, concurrent processes, hostile vaults, fuzzed vaults, no network, upgrades.
 
 The long parts are scripts with a short mode called here (scripts/crash_test.py,
-scripts/torture_vault.py); their full modes are for humans. Known bugs are pinned by
-`xfail(strict=True)` tests whose reason names the function to fix.
+scripts/torture_vault.py); their full modes are for humans.
 """
 
 from __future__ import annotations
@@ -74,56 +73,45 @@ def indexed(root: Path, embedder=None) -> tuple[Path, config.Settings, Store]:
 
 # -- 1. crash: SIGKILL at any moment, then heal to the reference --------------------------
 
-ALL_BUT_PROSPECTIVE = ("notes,deleted,links,entries,entry_links,entry_ops,note_ops,chunks,fts,"
-                       "unembedded")
-
-
 def crash_test(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([PY, str(SCRIPTS / "crash_test.py"), *args], capture_output=True,
                           text=True, timeout=300)
 
 
 def test_crash_short_random_kills_heal():
-    """4 random SIGKILLs (2 first runs, 2 incremental). The seed puts every kill in the
-    embedding phase, clear of the narrow windows of the known bugs pinned below, so the
-    result is stable; the prospective lifecycle bug (below) is left out of the comparison."""
-    done = crash_test("--short", "--seed", "35", "--sleep", "0.06", "--only", ALL_BUT_PROSPECTIVE)
+    """4 random SIGKILLs (2 first runs, 2 incremental), every category compared."""
+    done = crash_test("--short", "--seed", "35", "--sleep", "0.06")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "summary: 4/4 runs healed" in done.stdout
     # The kills really landed (a run can finish before its kill time on a fast, idle machine).
     assert done.stdout.count("killed") >= 3, done.stdout
 
 
-@pytest.mark.parametrize("stage", ["embed", "finish"])
-def test_crash_at_a_stage_that_heals(stage):
-    """(A kill before embedding also skips the lifecycle refresh: pinned below.)"""
-    done = crash_test("--runs", "2", "--notes", "30", "--seed", "4", "--stage", stage,
-                      "--only", ALL_BUT_PROSPECTIVE)
+@pytest.mark.parametrize("stage, kind, only", [
+    ("embed", "both", None),
+    ("finish", "both", None),
+    ("sync_ledgers", "both", "entries,entry_links,entry_ops"),
+    ("index_file", "incremental", "notes"),  # between a move and its re-parse
+    ("resolve_links", "incremental", "note_ops"),
+    ("lifecycle", "full", "prospective"),
+])
+def test_a_kill_on_entering_each_stage_heals(stage, kind, only):
+    args = ["--runs", "2" if kind == "both" else "1", "--notes", "30", "--seed", "4",
+            "--kind", kind, "--stage", stage]
+    done = crash_test(*args, *(["--only", only] if only else []))
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "killed" in done.stdout and "not killed" not in done.stdout
 
 
-def test_crash_before_ledger_sync_loses_ledger_revisions():
-    done = crash_test("--runs", "2", "--notes", "30", "--seed", "4", "--stage", "sync_ledgers",
-                      "--only", "entries,entry_links,entry_ops")
-    assert done.returncode == 0, done.stdout
-
-
-def test_crash_between_move_and_reparse_keeps_the_old_title():
-    done = crash_test("--runs", "1", "--notes", "30", "--seed", "4", "--kind", "incremental",
-                      "--stage", "index_file", "--only", "notes")
-    assert done.returncode == 0, done.stdout
-
-
-def test_crash_before_link_resolution_logs_old_links_as_new():
-    done = crash_test("--runs", "1", "--notes", "30", "--seed", "4", "--kind", "incremental",
-                      "--stage", "resolve_links", "--only", "note_ops")
-    assert done.returncode == 0, done.stdout
-
-
-def test_crash_before_lifecycle_refresh_leaves_item_status_stale():
-    done = crash_test("--runs", "1", "--notes", "30", "--seed", "4", "--kind", "full",
-                      "--stage", "lifecycle", "--only", "prospective")
-    assert done.returncode == 0, done.stdout
+def test_a_stage_kill_that_never_happens_fails_the_run(capsys):
+    script = load_script("crash_test")
+    script.TARGETS["embed"] = ("vaultmem.indexer", "embed_missing_renamed")
+    code = script.main(["--runs", "1", "--notes", "10", "--seed", "4", "--stage", "embed"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "not killed at stage embed (exit 3): no kill hook: vaultmem.indexer." \
+           "embed_missing_renamed does not exist" in out
+    assert "summary: 0/1 runs healed" in out
 
 
 # -- 2. concurrency: readers answer during an index run; a second writer is refused ------------
