@@ -1,0 +1,79 @@
+"""The terminal views, through the real CLI on a store built with the fake embedder.
+
+Commands that never embed (ledger, ledger show, nudge, get, status) run here without
+the model; widths are fixed with COLUMNS so wrapping is what a user at 80 columns sees.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from vaultmem import Vault, render
+from vaultmem.cli import main
+
+from .conftest import FakeEmbedder
+
+LEDGER = """\
+# Ledger
+
+- [ ] Pay the plumber invoice for the shower valve and the extra call-out 📅 2026-08-15 [[Plumber]]
+- [ ] Reconcile the vendor quote against the June estimate [when:: vendor quote arrives] [[Plumber]]
+"""  # noqa: E501
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Plumber.md").write_text("# Plumber\nTomasz, the valve.\n", encoding="utf-8")
+    (root / "Ledger.md").write_text(LEDGER, encoding="utf-8")
+    with Vault.open(root, create=True, embedder=FakeEmbedder()) as v:
+        v.index(now=datetime(2026, 8, 1))
+    (root / "Ledger.md").write_text(LEDGER.replace("2026-08-15", "2026-08-20"), encoding="utf-8")
+    with Vault.open(root, embedder=FakeEmbedder()) as v:
+        v.index(now=datetime(2026, 8, 2))
+    monkeypatch.setattr(render, "_out_console", None)
+    monkeypatch.setattr(render, "_err_console", None)
+    return root
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_ledger_ids_never_wrap(root, capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", columns)
+    code, out, _ = run(capsys, "ledger", "--vault", root)
+    assert code == 0
+    assert "c-pay-plumber-invoice-shower" in out  # whole, on one line
+    assert "c-reconcile-vendor-quote-against" in out
+
+
+def test_ledger_show_reads_as_sentences_not_json(root, capsys):
+    code, out, _ = run(capsys, "ledger", "show", "c-pay-plumber-invoice-shower", "--vault", root)
+    assert code == 0
+    assert "rescheduled" in out and "2026-08-15 → 2026-08-20" in out
+    assert "{" not in out
+
+
+def test_nudge_verbose_says_why_it_is_silent(root, capsys):
+    code, out, err = run(capsys, "nudge", "--vault", root, "--now", "2026-08-03T23:30")
+    assert (code, out, err) == (0, "", "")
+    code, out, err = run(capsys, "nudge", "--vault", root, "--now", "2026-08-03T23:45",
+                         "--verbose")
+    assert code == 0 and out == ""
+    assert err.startswith("silent: quiet hours")
+
+
+def test_get_shows_the_note_its_links_and_its_commitments(root, capsys):
+    code, out, _ = run(capsys, "get", "Plumber", "--vault", root)
+    assert code == 0
+    assert out.splitlines()[0].startswith("Plumber  Plumber.md (indexed)")
+    assert "commitment c-pay-plumber-invoice-shower (open)" in out
+    assert "linked from ← Ledger.md" in out
+    assert out.endswith("# Plumber\nTomasz, the valve.\n")
