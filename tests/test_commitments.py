@@ -249,7 +249,8 @@ def test_an_unreadable_line_is_a_warning_with_path_and_line(vault):
             "- [?] Something odd\n"
             "- [ ] Call the bank 📅 2026-13-01\n")
     report = vault.ledger(text, 1, rel="money/bills.md")
-    expected = [("money/bills.md", 5, "unknown task status '[?]': use [ ], [x] or [-]"),
+    expected = [("money/bills.md", 5, "unknown task status '[?]': read as open "
+                                      "([ ] and [/] open, [x] done, [-] cancelled)"),
                 ("money/bills.md", 6, "bad date '2026-13-01' after 📅: use YYYY-MM-DD")]
     assert [w for w in report.warnings if w[0] == "money/bills.md"] == expected
     stored = vault.store.execute(
@@ -257,7 +258,7 @@ def test_an_unreadable_line_is_a_warning_with_path_and_line(vault):
     assert stored.fetchall() == expected
     # The readable lines are still entries; the bad date leaves that entry undated.
     entries = {e["id"]: e["due"] for e in commitments.list_entries(vault.store, True).results}
-    assert entries == {PAY: "2026-08-15", "c-call-bank": None}
+    assert entries == {PAY: "2026-08-15", "c-something-odd": None, "c-call-bank": None}
     # Fixing the lines clears the warnings.
     vault.ledger(text.replace("[?]", "[ ]").replace("2026-13-01", "2026-12-01"), 2,
                  rel="money/bills.md")

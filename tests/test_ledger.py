@@ -297,11 +297,29 @@ def test_unclosed_front_matter_is_body():
 # ---------------------------------------------------------------- parsing: warnings
 
 
-def test_unknown_status_warns_with_line_and_skips():
+def test_unknown_status_warns_with_line_and_reads_the_entry_as_open():
     entries, warnings = parse_ledger("# Ledger\n- [ ] ok\n- [?] odd [[X]]\n  - child [[Y]]\n")
-    assert [e.action for e in entries] == ["ok"]
-    assert entries[0].links == ()
-    assert warnings == [LedgerWarning(3, "unknown task status '[?]': use [ ], [x] or [-]")]
+    assert [(e.action, e.status, e.links) for e in entries] == [
+        ("ok", "open", ()), ("odd X", "open", ("X", "Y"))]
+    assert warnings == [LedgerWarning(3, "unknown task status '[?]': read as open "
+                                         "([ ] and [/] open, [x] done, [-] cancelled)")]
+
+
+def test_in_progress_is_open_without_a_warning():
+    entries, warnings = parse_ledger("- [/] Draft the talk 📅 2026-09-01 [[Talk]]\n")
+    assert [(e.action, e.status, e.due.isoformat()) for e in entries] == [
+        ("Draft the talk", "open", "2026-09-01")]
+    assert warnings == []
+
+
+@pytest.mark.parametrize("line, priority", [
+    ("- [ ] Call the bank 🔺", "highest"), ("- [ ] Call the bank ⏫", "high"),
+    ("- [ ] Call the bank 🔼", "medium"), ("- [ ] Call the bank 🔽", "low"),
+    ("- [ ] Call the bank ⏬", "lowest"), ("- [ ] Call the bank [priority:: high]", "high"),
+])
+def test_priority_is_read_from_emoji_and_dataview(line, priority):
+    [entry], _ = parse_ledger(line)
+    assert (entry.action, entry.fields.get("priority")) == ("Call the bank", priority)
 
 
 def test_bad_date_warns_and_keeps_entry():

@@ -498,3 +498,16 @@ def test_front_matter_nudge_hours_on_a_plan_note(make_vault):
     assert values["p-trip"] - values["p-garden"] == pytest.approx(boost, abs=2e-4)
     values = v.tick(late).values
     assert values["p-garden"] - values["p-trip"] == pytest.approx(boost, abs=2e-4)
+
+
+@pytest.mark.parametrize("mark, factor", [
+    ("🔺", 1.5), ("⏫", 1.25), ("🔼", 1.1), ("", 1.0), ("🔽", 0.8), ("⏬", 0.6),
+    ("[priority:: high]", 1.25)])
+def test_a_tasks_priority_scales_the_entrys_importance(make_vault, mark, factor):
+    v = make_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 {mark} [[Plumber]]\n"})
+    assert v.item("c-pay-plumber").params.importance == pytest.approx(0.5 * factor)
+
+
+def test_an_explicit_nudge_importance_wins_over_the_priority(make_vault):
+    v = make_vault({"Ledger.md": "- [ ] Pay the plumber ⏫ [nudge_importance:: 0.9] [[Plumber]]\n"})
+    assert v.item("c-pay-plumber").params.importance == 0.9

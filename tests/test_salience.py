@@ -317,3 +317,23 @@ def test_an_empty_vault_gets_no_rows(tmp_path):
     assert report.notes == 0
     assert report.maxima == dict.fromkeys(COMPONENTS, 0.0)
     assert store.execute("SELECT count(*) FROM salience").fetchone() == (0,)
+
+
+def test_a_high_priority_open_entry_lifts_its_notes_importance(tmp_path):
+    when = datetime(2026, 8, 1)
+    files = {
+        "a.md": ("# A\n", when), "b.md": ("# B\n", when), "c.md": ("# C\n", when),
+        "d.md": ("---\nimportance: low\n---\n# D\n", when),
+        "Ledger.md": ("- [ ] Call about A ⏫ [[a]]\n- [ ] Call about B 🔽 [[b]]\n"
+                      "- [x] Call about C 🔺 ✅ 2026-07-01 [[c]]\n"
+                      "- [ ] Call about D [priority:: highest] [[d]]\n", when),
+    }
+    write_vault(tmp_path / "v", files)
+    settings, store = open_indexed(tmp_path / "v")
+    run_salience(store, settings, NOW)
+    rows = rows_by_path(store)
+    store.close()
+    # Normalised by the corpus maximum (1.0): a and d are lifted to "high"; b keeps its own
+    # importance (low priority never lowers it); c's entry is done, so no lift.
+    assert {p: rows[p]["importance"] for p in ("a.md", "b.md", "c.md", "d.md")} == {
+        "a.md": 1.0, "b.md": 0.6, "c.md": 0.6, "d.md": 1.0}

@@ -238,7 +238,8 @@ def list_entries(store: Store, include_closed: bool) -> EntryList:
     where = "" if include_closed else "WHERE e.present = 1 AND e.status = 'open'"
     rows = store.execute(
         "SELECT e.id, e.status, e.present, e.action, e.condition, e.due, e.fires_from, "
-        "e.ledger_path, e.line, e.project, (SELECT count(*) FROM ops o WHERE o.entry_id = e.id) "
+        "e.ledger_path, e.line, e.project, (SELECT count(*) FROM ops o WHERE o.entry_id = e.id), "
+        "json_extract(e.fields, '$.priority'), json_extract(e.fields, '$.recurrence') "
         f"FROM entries e {where} ORDER BY e.present DESC, e.ledger_path, e.line").fetchall()
     links: dict[str, list[tuple[str, str | None]]] = {}
     for entry_id, target, path in store.execute(
@@ -250,7 +251,8 @@ def list_entries(store: Store, include_closed: bool) -> EntryList:
         mine = links.get(r[0], [])
         out.append({"id": r[0], "status": r[1] if r[2] else "removed", "action": r[3],
                     "condition": r[4], "due": r[5], "fires_from": r[6], "ledger": r[7],
-                    "line": r[8], "project": r[9], "revisions": r[10],
+                    "line": r[8], "project": r[9], "revisions": r[10], "priority": r[11],
+                    "recurrence": r[12],
                     "notes": [p for _, p in mine if p],
                     "unresolved": [t for t, p in mine if not p]})
     return EntryList(out)

@@ -18,7 +18,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
 
-STATUS_BY_MARK = {" ": "open", "x": "done", "X": "done", "-": "cancelled"}
+STATUS_BY_MARK = {" ": "open", "x": "done", "X": "done", "-": "cancelled",
+                  "/": "open"}  # Tasks' "in progress" is still open
 MARK_BY_STATUS = {"open": " ", "done": "x", "cancelled": "-"}
 
 # Dataview keys of the Tasks plugin's dataview format -> LedgerEntry attribute.
@@ -44,6 +45,10 @@ DATE_EMOJI = {
 RENDER_EMOJI = {"due": "📅", "scheduled": "⏳", "start": "🛫", "created": "➕",
                 "done_on": "✅", "cancelled_on": "❌"}
 PRIORITY_EMOJI = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
+# Tasks priority (emoji, or `[priority:: high]`) as a factor on the entry's importance:
+# the nudge value's I (an entry without a priority is "normal", 1.0).
+PRIORITY_FACTOR = {"highest": 1.5, "high": 1.25, "medium": 1.1, "normal": 1.0, "low": 0.8,
+                   "lowest": 0.6}
 # Single-token Tasks fields, named as in the Tasks dataview format (lower-cased).
 TOKEN_EMOJI = {"🆔": "id", "⛔": "dependson", "🏁": "oncompletion"}
 RECURRENCE_EMOJI = "🔁"
@@ -276,9 +281,10 @@ def _parse_task(
     number: int, line: str, match: re.Match[str]
 ) -> tuple[LedgerEntry | None, list[LedgerWarning]]:
     mark = match["mark"]
-    if mark not in STATUS_BY_MARK:
-        return None, [LedgerWarning(number, f"unknown task status '[{mark}]': use [ ], [x] or [-]")]
     draft = _draft(number, match["body"])
+    if mark not in STATUS_BY_MARK:  # Tasks lets users define their own: never drop the line
+        draft.warn(f"unknown task status '[{mark}]': read as open "
+                   "([ ] and [/] open, [x] done, [-] cancelled)")
     after_meta = _links_after_metadata(draft)
     for step in (_take_fields, _take_emoji, _take_tags):
         step(draft)
@@ -294,7 +300,7 @@ def _parse_task(
         draft.warn("task has no text left once dates, fields and tags are removed: say what to do")
         return None, draft.warnings
     entry = LedgerEntry(
-        line=number, raw=line, status=STATUS_BY_MARK[mark], action=action,
+        line=number, raw=line, status=STATUS_BY_MARK.get(mark, "open"), action=action,
         condition=condition, keywords=_keywords(draft), links=_links(draft),
         project=_project(draft), tags=_dedupe(draft.tags),
         block_id=block.group(1) if block else None, fields=_other_fields(draft),

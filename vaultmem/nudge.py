@@ -22,6 +22,7 @@ from datetime import date, datetime, time, timedelta
 
 from .config import Settings
 from .errors import UsageError
+from .ledger import PRIORITY_FACTOR
 from .schema import SCHEMA
 from .store import Store
 
@@ -172,7 +173,8 @@ def load_items(store: Store) -> list[Item]:
         created = _moment(created_on) if created_on else _moment(first_seen)
         kind = "dated" if due else "conditional"
         deadline = datetime.combine(date.fromisoformat(due), time(DEADLINE_HOUR)) if due else None
-        params = _override(KIND_DEFAULTS[kind], json.loads(extra or "{}"))
+        extra = json.loads(extra or "{}")
+        params = _override(_prioritised(KIND_DEFAULTS[kind], extra.get("priority")), extra)
         items.append(Item(entry_id, kind, action + (f" (when {condition})" if condition else ""),
                           created, deadline, params, _entry_notes(store, entry_id)))
     for row in store.execute(
@@ -184,6 +186,12 @@ def load_items(store: Store) -> list[Item]:
         items.append(Item(item_id, kind, text, _moment(created), None,
                           _override(KIND_DEFAULTS.get(kind, Params()), overrides), [path]))
     return items
+
+
+def _prioritised(base: Params, priority) -> Params:
+    """A Tasks priority scales the entry's importance (`ledger.PRIORITY_FACTOR`)."""
+    factor = PRIORITY_FACTOR.get(str(priority or "normal").strip().lower(), 1.0)
+    return replace(base, importance=base.importance * factor)
 
 
 def _entry_notes(store: Store, entry_id: str) -> list[str]:

@@ -200,6 +200,8 @@ def ledger_list(result, as_json: bool) -> None:
     table = _table("id", "status", "when", "action", "notes", "revisions", no_wrap=("id",))
     for r in result.results:
         when = r["due"] or r["fires_from"] or (f"when {r['condition']}" if r["condition"] else "")
+        if r["recurrence"]:
+            when += f" 🔁 {r['recurrence']}"
         notes = ", ".join([*r["notes"], *(f"?{t}" for t in r["unresolved"])])
         table.add_row(_esc(r["id"]), r["status"], _esc(when or ""), _esc(r["action"]),
                       _esc(notes), str(r["revisions"]))

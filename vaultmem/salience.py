@@ -22,6 +22,9 @@ from .schema import SCHEMA
 from .store import Store
 
 IMPORTANCE_WORDS = {"high": 1.0, "medium": 0.6, "low": 0.3}
+# A note linked from an open ledger entry of high or highest Tasks priority counts as
+# importance "high"; lower priorities never lower a note's own importance.
+PRIORITY_IMPORTANCE = {"highest": 1.0, "high": 1.0}
 HUB_TYPES = {"index", "moc", "reference"}
 EPHEMERAL_TYPES = {"log", "daily"}
 MENTION_OPS = ("created", "modified", "restored", "linked", "retrieved", "surfaced")
@@ -77,6 +80,19 @@ def ledger_note_ids(store: Store, settings: Settings) -> set[int]:
     return {r[0] for r in store.execute(
         f"SELECT id FROM notes WHERE lower(type) = 'ledger' OR path IN ({marks}) "
         "OR path IN (SELECT ledger_path FROM entries)", list(settings.ledger_notes))}
+
+
+def _priority_importance(store: Store) -> dict[int, float]:
+    """{note id: importance} from the priorities of the open entries that link it."""
+    out: dict[int, float] = {}
+    for target, priority in store.execute(
+            "SELECT l.target_id, json_extract(e.fields, '$.priority') FROM entry_links l "
+            "JOIN entries e ON e.id = l.entry_id WHERE e.present = 1 AND e.status = 'open' "
+            "AND l.target_id IS NOT NULL"):
+        value = PRIORITY_IMPORTANCE.get(str(priority or "").strip().lower())
+        if value:
+            out[target] = max(out.get(target, 0.0), value)
+    return out
 
 
 def activation(store: Store, ids: list[int], now: datetime,
@@ -176,8 +192,10 @@ def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceRep
         tags.setdefault(note_id, set()).add(tag)
     mtimes = [datetime.fromtimestamp((r[5] or 0) / 1e9).isoformat(timespec="seconds")
               for r in rows]
+    urgent = _priority_importance(store)
     raw = {
-        "importance": np.array([importance(r[3], r[2], r[1]) for r in rows]),
+        "importance": np.array([max(importance(r[3], r[2], r[1]), urgent.get(r[0], 0.0))
+                                for r in rows]),
         "activation": activation(store, ids, now, ledgers),
         "centrality": centrality(store, ids, ledgers),
         "prospective": prospective(store, ids, [r[4] for r in rows], tags),
