@@ -209,3 +209,29 @@ class Vault:
         from .status import Status, gather
 
         return Status(gather(self.store, self.settings))
+
+    # -- Form: commitments found in notes ----------------------------------------------
+
+    def suggestions(self, since: date | None = None, *, min_confidence: float | None = None):
+        """Commitments found in notes (at index time, no model) that the ledger does not
+        hold yet, at or above the `form_confidence` threshold, from notes written on or
+        after `since`; each with the ledger line `accept` would append. A read."""
+        from .candidates import suggestions
+
+        return suggestions(self.store, self.settings, since, min_confidence)
+
+    def accept(self, cand: str, edit: str | None = None, *, now: datetime | None = None):
+        """Append candidate `cand` to the ledger (as `ledger add` does: one line, atomic,
+        a new block id) and mark it accepted. `edit` replaces the action text. The next
+        index reads the line like any hand-written one."""
+        from .candidates import accept
+
+        if edit is not None and not edit.strip():
+            raise UsageError("--edit is empty: give the commitment's text, or leave it out")
+        return accept(self.store, self.settings, cand, edit, now or clock())
+
+    def reject(self, cand: str, *, now: datetime | None = None):
+        """Hide candidate `cand` from `suggestions` for good (kept, marked rejected)."""
+        from .candidates import reject
+
+        return reject(self.store, cand, now or clock())

@@ -164,7 +164,7 @@ def due(
 
 ledger_app = typer.Typer(
     help="List ledger entries; `ledger show ID` prints one entry's history; `ledger add` "
-         "appends a commitment.",
+         "appends a commitment; `ledger suggest` offers the ones found in your notes.",
     invoke_without_command=True, no_args_is_help=False)
 app.add_typer(ledger_app, name="ledger")
 
@@ -224,6 +224,60 @@ def ledger_add(
         added = v.add_commitment(text, due=day, when=when, links=tuple(link or ()),
                                  project=project)
     render.added(added, json_)
+
+
+@ledger_app.command("suggest")
+def ledger_suggest(
+    since: Annotated[str | None, typer.Option(
+        "--since", help="Only notes written on or after this day, YYYY-MM-DD.",
+        show_default=False)] = None,
+    min_confidence: Annotated[float | None, typer.Option(
+        "--min-confidence", min=0.0, max=1.0,
+        help="Offer candidates down to this confidence (default: form_confidence).",
+        show_default=False)] = None,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+) -> None:
+    """Commitments found in your notes that are not in the ledger yet, each with the line
+    `ledger accept` would append."""
+    from . import render
+
+    day = parse_day(since, "--since")
+    with _vault(vault, db) as v:
+        render.suggestions(v.suggestions(day, min_confidence=min_confidence), json_)
+
+
+@ledger_app.command("accept")
+def ledger_accept(
+    cand: Annotated[str, typer.Argument(metavar="CAND", help="A candidate id from `ledger "
+                                        "suggest`.")],
+    edit: Annotated[str | None, typer.Option(
+        "--edit", help="Your own wording of the commitment (replaces the action).",
+        show_default=False)] = None,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Append a suggested commitment to the ledger (as `ledger add` does) and mark it
+    accepted."""
+    from . import render
+
+    when = parse_now(now)
+    with _vault(vault, db) as v:
+        render.decision(v.accept(cand, edit, now=when), json_)
+
+
+@ledger_app.command("reject")
+def ledger_reject(
+    cand: Annotated[str, typer.Argument(metavar="CAND", help="A candidate id from `ledger "
+                                        "suggest`.")],
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Hide a suggested commitment for good (it is kept, marked rejected)."""
+    from . import render
+
+    when = parse_now(now)
+    with _vault(vault, db) as v:
+        render.decision(v.reject(cand, now=when), json_)
 
 
 @app.command()

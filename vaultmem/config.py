@@ -56,6 +56,9 @@ class Settings:
     quiet_hours: str = "22:00-07:00"
     daily_cap: int = 5
     nudge_oscillation: bool = True  # the revival term of D(t); off only for ablations
+    # Form (`ledger suggest`): candidates offered at or above this confidence; chosen on
+    # the dev set (scripts/eval_form.py --sweep), see README
+    form_confidence: float = 0.5
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready view (paths as strings)."""

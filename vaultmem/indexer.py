@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import ledger_sync, parse, prospective
+from . import candidates, ledger_sync, parse, prospective
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -135,6 +135,7 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
             if _has_entries(store, path):
                 _sync_ledger(store, path, states[path].id, None, stamp, report)
             prospective.remove_note_items(store, states[path].id, stamp)
+            candidates.retire_note(store, states[path].id, stamp)
         for old, new in plan.moved:
             # hash None: if the re-parse below never happens, the next run does it.
             store.update_note(states[old].id, {"path": new, "hash": None})
@@ -223,6 +224,7 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     chunks = _chunk_rows(parsed) if text is not None else []
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases, parsed.title)
     _sync_items(store, note_id, path, parsed, text or "", prior is None, stamp)
+    candidates.sync_note(store, settings, note_id, path, parsed, text, st.mtime_ns, stamp)
     if ledger_sync.is_ledger(path, fields["type"], settings):
         _sync_ledger(store, path, note_id, text or "", stamp, report)
     elif _has_entries(store, path):  # no longer a ledger: its entries are removed

@@ -203,3 +203,22 @@ def m007_search_index_holds_live_notes(db: Database) -> None:
     counts how many chunks hold a word, and dead chunks would skew the count."""
     db.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT c.id FROM chunks c "
                "JOIN notes n ON n.id = c.note_id WHERE n.deleted = 1)")
+
+
+@migration
+def m008_form_candidates(db: Database) -> None:
+    """Commitments found in notes (Form), offered by `ledger suggest`: a table of their
+    own, so they never fire and never boost until accepted into the ledger. The next
+    index run re-parses every note once to fill it."""
+    db["candidates"].create(
+        {
+            "id": str, "note_id": int, "key": str, "line": int, "text": str, "action": str,
+            "condition": str, "due": str, "date_text": str, "kind": str, "confidence": float,
+            "why": str, "links": str, "note_day": str, "status": str, "present": int,
+            "entry_id": str, "first_seen": str, "updated_at": str, "decided_at": str,
+        },
+        pk="id", defaults={"present": 1, "status": "open"},
+    )
+    db["candidates"].create_index(["note_id"])
+    if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")

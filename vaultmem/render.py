@@ -289,6 +289,36 @@ def added(result, as_json: bool) -> None:
          "run `vaultmem index` to bring it into the store")
 
 
+def suggestions(result, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    held = f" ({result.in_ledger} more already in the ledger)" if result.in_ledger else ""
+    if not result.results:
+        warn(f"no commitments to suggest at confidence ≥ {result.threshold}{held}")
+        return
+    out = _console(False)
+    for s in result.results:
+        out.print(f"[bold]{_esc(s.id)}[/]  {s.confidence:.2f}  [dim]{_esc(s.path)}:{s.line}[/]",
+                  highlight=False, soft_wrap=True)
+        out.print(f"  {_esc(s.proposed or s.action)}", highlight=False, soft_wrap=True)
+        out.print(f"  [dim]why: {_esc('; '.join(s.why))}[/]", highlight=False, soft_wrap=True)
+    warn(f"{len(result.results)} suggestion(s){held}: `vaultmem ledger accept ID` appends "
+         "one, `vaultmem ledger reject ID` hides it")
+
+
+def decision(result, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    if result.status == "accepted":
+        sys.stdout.write(f"{result.entry}\n")
+        warn(f"{result.id} accepted: added to {result.ledger}:{result.line}: {result.text}\n"
+             "run `vaultmem index` to bring it into the store")
+    else:
+        warn(f"{result.id} rejected: it will not be suggested again")
+
+
 def note(result, as_json: bool) -> None:
     doc = result.as_dict()
     if as_json:

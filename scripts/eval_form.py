@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Form evaluation: how well `vaultmem.form` finds the commitments written in notes.
+
+    python scripts/eval_form.py                      # the dev set, at the default confidence
+    python scripts/eval_form.py --set form_dev --sweep   # precision/recall by threshold
+    python scripts/eval_form.py --dates              # date resolution on Recognizers-Text
+
+A set is a folder under scripts/eval_data/ holding notes and a gold file. Every candidate
+at or above the confidence threshold is matched to the gold row whose quote it contains
+(same note); a candidate that matches no commitment is a false positive, whether it
+matched a distractor or an unlabelled sentence. Recall counts the planted commitments
+that some candidate matched; date accuracy counts, among the found commitments that have
+a gold date, those whose due date is that date (or inside the gold range for vague
+ones). Nothing is tuned here: it prints what it measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from vaultmem import config, form, parse
+
+DATA = Path(__file__).resolve().parent / "eval_data"
+RECOGNIZERS = Path("/work/shared/data/recognizers-text-datetime-en")
+
+
+def norm(text: str) -> str:
+    return " ".join(re.findall(r"[\w']+", text.lower().replace("’", "'")))
+
+
+# -- loading a set ------------------------------------------------------------------
+
+
+def load_dev(folder: Path) -> tuple[dict[str, str], list[dict]]:
+    """The dev format: notes under notes/, rows in gold.json (see its "about")."""
+    notes = {p.relative_to(folder / "notes").as_posix(): p.read_text(encoding="utf-8")
+             for p in sorted((folder / "notes").rglob("*.md"))}
+    rows = json.loads((folder / "gold.json").read_text())["rows"]
+    return notes, rows
+
+
+def extract_all(notes: dict[str, str], mtimes: dict[str, int] | None = None) -> dict:
+    """{note: form.Found} with each note's own day, as the indexer computes it."""
+    out = {}
+    for rel, text in notes.items():
+        parsed = parse.parse_note(text, rel)
+        day = form.note_day(parsed.frontmatter, rel, (mtimes or {}).get(rel))
+        if day is None:
+            day = date.today()
+        is_ledger = (str(parsed.frontmatter.get("type", "")).lower() == "ledger"
+                     or Path(rel).name == "Ledger.md")
+        out[rel] = form.Found() if is_ledger else form.extract(text, day)
+    return out
+
+
+# -- scoring -------------------------------------------------------------------------
+
+
+def match(found: dict, rows: list[dict], threshold: float) -> dict:
+    """Pair candidates at or above `threshold` with gold rows (one candidate per row)."""
+    by_note = defaultdict(list)
+    for i, row in enumerate(rows):
+        by_note[row["note"]].append((i, norm(row["quote"])))
+    hits: dict[int, form.Candidate] = {}
+    false_pos: list[tuple[str, form.Candidate, int | None]] = []
+    for rel, result in found.items():
+        for cand in result.candidates:
+            if cand.confidence < threshold:
+                continue
+            text = norm(cand.text)
+            rows_here = [i for i, quote in by_note.get(rel, ())
+                         if quote and (quote in text or (text and text in quote))
+                         and i not in hits]
+            # A sentence holding both a planted commitment and a distractor counts as the
+            # commitment: that is what was offered.
+            rows_here.sort(key=lambda i: rows[i]["label"] != "commitment")
+            row = rows_here[0] if rows_here else None
+            if row is not None and rows[row]["label"] == "commitment":
+                hits[row] = cand
+            else:
+                false_pos.append((rel, cand, row))
+    return {"hits": hits, "false": false_pos}
+
+
+def due_ok(gold, got: date | None) -> bool:
+    if isinstance(gold, list):
+        return got is not None and gold[0] <= got.isoformat() <= gold[1]
+    return got is not None and got.isoformat() == gold
+
+
+def kind_of(row: dict) -> str:
+    if row.get("when"):
+        return "conditional"
+    return "dated" if row.get("due") else "undated"
+
+
+def report(found: dict, rows: list[dict], threshold: float, verbose: bool) -> dict:
+    m = match(found, rows, threshold)
+    hits, false_pos = m["hits"], m["false"]
+    commitments = [i for i, r in enumerate(rows) if r["label"] == "commitment"]
+    n_cand = len(hits) + len(false_pos)
+    precision = len(hits) / n_cand if n_cand else float("nan")
+    recall = len(hits) / len(commitments) if commitments else float("nan")
+    dated = [i for i in hits if rows[i].get("due")]
+    right = [i for i in dated if due_ok(rows[i]["due"], hits[i].due)]
+    print(f"\n## Form at confidence ≥ {threshold}\n")
+    print(f"candidates {n_cand}, commitments {len(commitments)}, found {len(hits)}, "
+          f"false positives {len(false_pos)}")
+    print(f"precision {precision:.3f}  recall {recall:.3f}  "
+          f"date resolution {len(right)}/{len(dated)}"
+          f" = {len(right) / len(dated) if dated else float('nan'):.3f}")
+    print("\n| type | planted | found | recall | dated found | date right |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for kind in ("dated", "conditional", "undated"):
+        planted = [i for i in commitments if kind_of(rows[i]) == kind]
+        got = [i for i in planted if i in hits]
+        d = [i for i in got if rows[i].get("due")]
+        ok = [i for i in d if due_ok(rows[i]["due"], hits[i].due)]
+        print(f"| {kind} | {len(planted)} | {len(got)} | "
+              f"{len(got) / len(planted) if planted else float('nan'):.3f} | {len(d)} | "
+              f"{len(ok)} |")
+    families = Counter(rows[i].get("family", "?") for i in commitments)
+    print("\n| family (gold) | planted | found |")
+    print("|---|---:|---:|")
+    for fam, n in sorted(families.items()):
+        got = sum(1 for i in hits if rows[i].get("family", "?") == fam)
+        print(f"| {fam} | {n} | {got} |")
+    distractors = [i for i, r in enumerate(rows) if r["label"] == "distractor"]
+    taken = Counter(rows[row]["reason"] for _, _, row in false_pos if row is not None
+                    and rows[row]["label"] == "distractor")
+    reasons = Counter(rows[i].get("reason", "?") for i in distractors)
+    print("\n| distractor | planted | offered (false positives) |")
+    print("|---|---:|---:|")
+    for reason, n in sorted(reasons.items()):
+        print(f"| {reason} | {n} | {taken.get(reason, 0)} |")
+    unlabelled = sum(1 for _, _, row in false_pos if row is None)
+    print(f"\nfalse positives on sentences the gold does not label: {unlabelled}")
+    if verbose:
+        for i in commitments:
+            if i not in hits:
+                print(f"MISS  {rows[i]['note']}: {rows[i]['quote']}")
+        for i in dated:
+            if not due_ok(rows[i]["due"], hits[i].due):
+                print(f"DATE  {rows[i]['note']}: {rows[i]['quote']} gold {rows[i]['due']} "
+                      f"got {hits[i].due} ({hits[i].date_text})")
+        for rel, cand, row in false_pos:
+            label = rows[row]["reason"] if row is not None else "unlabelled"
+            print(f"FALSE {rel}:{cand.line} [{label}] {cand.confidence} {cand.text!r}")
+    return {"precision": precision, "recall": recall,
+            "date": len(right) / len(dated) if dated else float("nan")}
+
+
+def sweep(found: dict, rows: list[dict]) -> None:
+    print("\n| threshold | precision | recall | date |")
+    print("|---:|---:|---:|---:|")
+    for t in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8):
+        m = match(found, rows, t)
+        hits, fp = m["hits"], m["false"]
+        commitments = sum(1 for r in rows if r["label"] == "commitment")
+        dated = [i for i in hits if rows[i].get("due")]
+        right = sum(1 for i in dated if due_ok(rows[i]["due"], hits[i].due))
+        p = len(hits) / (len(hits) + len(fp)) if hits or fp else float("nan")
+        print(f"| {t} | {p:.3f} | {len(hits) / commitments:.3f} | "
+              f"{right / len(dated) if dated else float('nan'):.3f} |")
+
+
+# -- dates against Recognizers-Text ------------------------------------------------------
+
+
+def recognizers_dates(folder: Path = RECOGNIZERS) -> None:
+    """Date resolution on the Recognizers-Text English specs: for each gold date (or date
+    range, or date-time) whose text `vaultmem.dates` finds in the sentence, is the day it
+    resolves the gold day (a range: a day inside it)? And the same spans given to
+    dateparser, when it is installed, for comparison."""
+    from vaultmem.dates import find_dates
+
+    try:
+        import dateparser
+    except ImportError:
+        dateparser = None
+    cases = []
+    for name in ("DateTimeModel.json", "DateTimeModelTasksMode.json",
+                 "DateTimeModelCalendarMode.json"):
+        cases += json.loads((folder / name).read_text(encoding="utf-8-sig"))
+    counts = defaultdict(Counter)
+    for case in cases:
+        ref = datetime.fromisoformat(case.get("Context", {}).get(
+            "ReferenceDateTime", "2016-11-07T00:00:00"))
+        for result in case.get("Results", []):
+            kind = (result.get("TypeName") or "").rsplit(".", 1)[-1]
+            if kind not in ("date", "daterange", "datetime"):
+                continue
+            ok = _gold_check(result, kind)
+            if ok is None:
+                continue
+            c = counts[kind]
+            c["gold"] += 1
+            hit = next((d for d in find_dates(case["Input"], ref.date())
+                        if d.start <= result["End"] and result["Start"] < d.end), None)
+            if hit is None:
+                continue
+            c["found"] += 1
+            c["right"] += ok(hit.day)
+            if dateparser is not None:
+                got = dateparser.parse(hit.text, languages=["en"], settings={
+                    "RELATIVE_BASE": ref, "PREFER_DATES_FROM": "future"})
+                c["dateparser"] += bool(got) and ok(got.date())
+    print("\n## Date resolution on Recognizers-Text (English specs)\n")
+    print("| type | gold | found in the sentence | resolved right | dateparser on the same "
+          "text |")
+    print("|---|---:|---:|---:|---:|")
+    for kind, c in counts.items():
+        dp = str(c["dateparser"]) if dateparser is not None else "not installed"
+        print(f"| {kind} | {c['gold']} | {c['found']} | {c['right']} | {dp} |")
+
+
+def _gold_check(result: dict, kind: str):
+    days, ranges = set(), []
+    for v in result["Resolution"]["values"]:
+        if kind == "daterange":
+            start, end = (v.get("start") or "")[:10], (v.get("end") or "")[:10]
+            if start and end:
+                ranges.append((date.fromisoformat(start), date.fromisoformat(end)))
+            elif start:
+                days.add(start)
+            elif end:
+                days.add((date.fromisoformat(end) - timedelta(days=1)).isoformat())
+        elif v.get("value") and v["value"] != "not resolved":
+            days.add(v["value"][:10])
+    if not days and not ranges:
+        return None
+    return lambda d: d.isoformat() in days or any(a <= d < b for a, b in ranges)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", default="form_dev", help="a folder under scripts/eval_data")
+    ap.add_argument("--threshold", type=float, default=config.DEFAULTS.form_confidence)
+    ap.add_argument("--sweep", action="store_true", help="precision and recall by threshold")
+    ap.add_argument("--dates", action="store_true", help="date resolution on Recognizers-Text")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list misses and false ones")
+    args = ap.parse_args()
+    if args.dates:
+        recognizers_dates()
+        return
+    folder = DATA / args.set
+    notes, rows = load_dev(folder)
+    found = extract_all(notes)
+    print(f"# {args.set}: {len(notes)} notes, {sum(r['label'] == 'commitment' for r in rows)} "
+          f"commitments, {sum(r['label'] == 'distractor' for r in rows)} distractors")
+    report(found, rows, args.threshold, args.verbose)
+    if args.sweep:
+        sweep(found, rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,374 @@
+"""Candidate commitments in the store (Form): kept in step with their notes at index time,
+offered by `ledger suggest`, written to the ledger only by `ledger accept`.
+
+A candidate keeps its identity across edits of its source line (matched by text, then
+by similarity, never by line number), and nothing about it is ever deleted: a candidate
+whose line or note goes away is retired (`present = 0`), and every change is an op in
+the log (candidate-found, -changed, -retired, -accepted, -rejected). Candidates live in
+their own table: they never fire and never boost until accepted, because firing and
+salience read only ledger entries.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import PurePosixPath
+
+from . import form, ledger_append, ledger_sync
+from .config import Settings
+from .errors import NotFoundError, UsageError, VaultmemError
+from .ledger import STOP_WORDS, LedgerEntry, new_id
+from .schema import SCHEMA
+from .store import Store
+
+MATCH_THRESHOLD = 0.6  # the ledger's own threshold for "an edit of the same line"
+LEDGER_MATCH = 0.75  # text similarity plus link and date bonuses: "already in the ledger"
+_FIELDS = ("line", "text", "action", "condition", "due", "date_text", "kind", "confidence",
+           "why", "links", "note_day")
+_CHANGES = ("text", "action", "condition", "due")  # what a candidate-changed op reports
+
+
+# -------------------------------------------------------------------------- index time
+
+
+def sync_note(store: Store, settings: Settings, note_id: int, path: str, parsed,
+              text: str | None, mtime_ns: int | None, stamp: str) -> None:
+    """Form for one (re)parsed note, in the caller's transaction: its candidates found,
+    changed or retired. Ledger notes hold entries, not candidates."""
+    drafts: list[form.Candidate] = []
+    day = form.note_day(parsed.frontmatter, path, mtime_ns)
+    note_type = parsed.frontmatter.get("type")
+    if text and day and not ledger_sync.is_ledger(path, str(note_type or ""), settings):
+        drafts = form.extract(text, day).candidates
+    _reconcile(store, note_id, path, drafts, day, stamp)
+
+
+def retire_note(store: Store, note_id: int, stamp: str) -> None:
+    """A deleted note's candidates are retired with it (kept, marked, never deleted)."""
+    for (cand_id,) in store.execute(
+            "SELECT id FROM candidates WHERE note_id = ? AND present = 1", [note_id]).fetchall():
+        store.execute("UPDATE candidates SET present = 0, updated_at = ? WHERE id = ?",
+                      [stamp, cand_id])
+        store.add_op(stamp, "candidate-retired", note_id, cand_id, {"reason": "note deleted"})
+
+
+def _reconcile(store: Store, note_id: int, path: str, drafts: list[form.Candidate],
+               day: date | None, stamp: str) -> None:
+    cols = ", ".join(("id", "key", *_FIELDS))
+    known = [dict(zip(("id", "key", *_FIELDS), row, strict=True)) for row in store.execute(
+        f"SELECT {cols} FROM candidates WHERE note_id = ? AND present = 1 ORDER BY line",
+        [note_id])]
+    pairs = match(known, drafts)
+    for i, draft in enumerate(drafts):
+        row = _row(draft, day)
+        if i not in pairs:
+            cand_id = _new_id(store, draft)
+            store.db["candidates"].insert({"id": cand_id, "note_id": note_id, "key": draft.key,
+                                           **row, "status": "open", "present": 1,
+                                           "first_seen": stamp, "updated_at": stamp})
+            store.add_op(stamp, "candidate-found", note_id, cand_id,
+                         {"path": path, "line": draft.line, "action": draft.action,
+                          "due": row["due"], "condition": draft.condition,
+                          "confidence": draft.confidence})
+            continue
+        old = known[pairs[i]]
+        changed = {k: {"from": old[k], "to": row[k]} for k in _CHANGES if old[k] != row[k]}
+        if changed or any(old[k] != row[k] for k in _FIELDS) or old["key"] != draft.key:
+            store.db["candidates"].update(old["id"], {"key": draft.key, **row,
+                                                      "updated_at": stamp})
+        if changed:
+            store.add_op(stamp, "candidate-changed", note_id, old["id"],
+                         {"path": path, "line": draft.line, **changed})
+    matched = set(pairs.values())
+    for k, old in enumerate(known):
+        if k not in matched:
+            store.execute("UPDATE candidates SET present = 0, updated_at = ? WHERE id = ?",
+                          [stamp, old["id"]])
+            store.add_op(stamp, "candidate-retired", note_id, old["id"],
+                         {"path": path, "line": old["line"], "reason": "source line gone"})
+
+
+def _row(draft: form.Candidate, day: date | None) -> dict:
+    return {"line": draft.line, "text": draft.text, "action": draft.action,
+            "condition": draft.condition, "due": draft.due.isoformat() if draft.due else None,
+            "date_text": draft.date_text, "kind": draft.kind, "confidence": draft.confidence,
+            "why": json.dumps(list(draft.why), ensure_ascii=False),
+            "links": json.dumps(list(draft.links), ensure_ascii=False),
+            "note_day": day.isoformat() if day else None}
+
+
+def match(known: list[dict], drafts: list[form.Candidate]) -> dict[int, int]:
+    """draft index -> known index: the same sentence first, then the most similar one
+    (an edit of the line: reworded, redated), never by line number alone."""
+    pairs: dict[int, int] = {}
+    free = {k: row for k, row in enumerate(known)}
+    by_key: dict[str, list[int]] = {}
+    for k, row in free.items():
+        by_key.setdefault(row["key"], []).append(k)
+    for i, draft in enumerate(drafts):
+        same = [k for k in by_key.get(draft.key, []) if k in free]
+        if same:
+            k = min(same, key=lambda k: abs(free[k]["line"] - draft.line))
+            pairs[i] = k
+            del free[k]
+    scored = []
+    for i, draft in enumerate(drafts):
+        if i in pairs:
+            continue
+        for k, row in free.items():
+            score = _similar(row["key"], draft.key)
+            if score >= MATCH_THRESHOLD:
+                # ties go to the nearer line: two similar sentences keep their order
+                scored.append((-score, abs(row["line"] - draft.line), k, i))
+    for _, _, k, i in sorted(scored):
+        if i not in pairs and k in free:
+            pairs[i] = k
+            del free[k]
+    return pairs
+
+
+def _similar(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _new_id(store: Store, draft: form.Candidate) -> str:
+    """"f-" and the first content words of the action; "-2", "-3"… when taken."""
+    words = [w for w in re.findall(r"[a-z0-9]+", draft.action.lower()) if w not in STOP_WORDS]
+    base = "f-" + "-".join(words[:4] or ["commitment"])
+    ident, n = base, 1
+    while store.execute("SELECT 1 FROM candidates WHERE id = ?", [ident]).fetchone():
+        n += 1
+        ident = f"{base}-{n}"
+    return ident
+
+
+# -------------------------------------------------------------------------- suggest
+
+
+@dataclass
+class Suggestion:
+    """One open candidate, as `ledger suggest` offers it."""
+
+    id: str
+    path: str
+    line: int
+    text: str
+    action: str
+    condition: str | None
+    due: str | None
+    date_text: str | None
+    kind: str
+    confidence: float
+    why: list[str]
+    links: list[str]
+    note_day: str | None
+    proposed: str  # the ledger line `ledger accept` would append
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Suggestions:
+    """`vaultmem ledger suggest`: open candidates not already in the ledger."""
+
+    threshold: float
+    since: str | None
+    results: list[Suggestion]
+    in_ledger: int  # open candidates left out because the ledger already holds them
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "threshold": self.threshold, "since": self.since,
+                "in_ledger": self.in_ledger, "results": [s.as_dict() for s in self.results]}
+
+
+def suggestions(store: Store, settings: Settings, since: date | None = None,
+                min_confidence: float | None = None) -> Suggestions:
+    """Open candidates at or above the confidence threshold, from notes written on or
+    after `since`, that no ledger entry already holds; newest note first. A read."""
+    threshold = settings.form_confidence if min_confidence is None else min_confidence
+    rows = store.execute(
+        "SELECT c.id, n.path, c.line, c.text, c.action, c.condition, c.due, c.date_text, "
+        "c.kind, c.confidence, c.why, c.links, c.note_day, c.note_id FROM candidates c "
+        "JOIN notes n ON n.id = c.note_id AND n.deleted = 0 "
+        "WHERE c.present = 1 AND c.status = 'open' AND c.confidence >= ? "
+        "AND (? IS NULL OR c.note_day >= ?) ORDER BY c.note_day DESC, n.path, c.line",
+        [threshold, _iso(since), _iso(since)]).fetchall()
+    entries = _entries(store)
+    taken = {r[0] for r in store.execute("SELECT id FROM entries")}
+    names = _link_names(store)
+    out, held = [], 0
+    for r in rows:
+        links = json.loads(r[11] or "[]")
+        if any(_holds(entry, r[4], r[5], r[6], r[13], links) for entry in entries):
+            held += 1
+            continue
+        source = names.get(r[13], PurePosixPath(r[1]).with_suffix("").as_posix())
+        proposed = _proposed(r[4], r[6], r[5], [source, *links], taken)
+        out.append(Suggestion(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
+                              json.loads(r[10] or "[]"), links, r[12], proposed))
+    return Suggestions(threshold, _iso(since), out, held)
+
+
+def _iso(day: date | None) -> str | None:
+    return day.isoformat() if day else None
+
+
+def _proposed(action: str, due: str | None, when: str | None, links: list[str],
+              taken: set[str]) -> str:
+    """The line `accept` would write, with the block id it would get (reserved in
+    `taken`, so two suggestions never propose the same id)."""
+    try:
+        draft = ledger_append.compose(action, due=date.fromisoformat(due) if due else None,
+                                      when=when, links=tuple(dict.fromkeys(links)))
+    except UsageError:
+        return ""
+    ident = new_id(LedgerEntry(0, draft, "open", action), taken)
+    taken.add(ident)
+    return f"{draft} ^{ident}"
+
+
+@dataclass
+class _Entry:
+    action: str
+    due: str | None
+    note_ids: set[int]
+    targets: set[str]
+    words: set[str]
+
+
+def _entries(store: Store) -> list[_Entry]:
+    """Every ledger entry still in a ledger, whatever its status (a done one is still
+    the same commitment: it is not offered again)."""
+    links: dict[str, tuple[set[int], set[str]]] = {}
+    for entry_id, target_id, raw in store.execute(
+            "SELECT entry_id, target_id, target_raw FROM entry_links"):
+        ids, raws = links.setdefault(entry_id, (set(), set()))
+        if target_id is not None:
+            ids.add(target_id)
+        raws.add((raw or "").lower())
+    out = []
+    for entry_id, action, condition, due in store.execute(
+            "SELECT id, action, condition, due FROM entries WHERE present = 1"):
+        text = f"{action} {condition or ''}"
+        ids, raws = links.get(entry_id, (set(), set()))
+        out.append(_Entry(action, due, ids, raws, _words(text)))
+    return out
+
+
+def _words(text: str) -> set[str]:
+    # A crude stem (the first five letters) so "renew" meets "renewal", "pay" meets "paid"
+    # only where they share them; enough to recognise one commitment written twice.
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower())
+            if w not in STOP_WORDS and len(w) > 1}
+
+
+def _holds(entry: _Entry, action: str, condition: str | None, due: str | None,
+           note_id: int, links: list[str]) -> bool:
+    """Whether a ledger entry already holds this candidate: similar words (the share of
+    the shorter text's words found in the other), plus links to the same note and the
+    same date."""
+    mine = _words(f"{action} {condition or ''}")
+    if not mine or not entry.words:
+        return False
+    overlap = len(mine & entry.words) / min(len(mine), len(entry.words))
+    ratio = difflib.SequenceMatcher(None, action.lower(), entry.action.lower()).ratio()
+    score = max(overlap, ratio)
+    if note_id in entry.note_ids or any(link.lower() in entry.targets for link in links):
+        score += 0.2
+    if due and due == entry.due:
+        score += 0.1
+    return score >= LEDGER_MATCH
+
+
+def _link_names(store: Store) -> dict[int, str]:
+    """{note id: how a wiki-link names it}: its file name when no other live note shares
+    it, else its vault-relative path (both without .md), as Obsidian resolves them."""
+    rows = store.execute("SELECT id, path FROM notes WHERE deleted = 0").fetchall()
+    stems: dict[str, int] = {}
+    for _, path in rows:
+        stem = PurePosixPath(path).stem.lower()
+        stems[stem] = stems.get(stem, 0) + 1
+    out = {}
+    for note_id, path in rows:
+        p = PurePosixPath(path)
+        out[note_id] = p.stem if stems[p.stem.lower()] == 1 else p.with_suffix("").as_posix()
+    return out
+
+
+# -------------------------------------------------------------------------- decisions
+
+
+@dataclass
+class Decision:
+    """`ledger accept` / `ledger reject`: what became of a candidate."""
+
+    id: str
+    status: str  # accepted | rejected
+    entry: str | None = None  # the new ledger entry's id
+    ledger: str | None = None
+    line: int | None = None
+    text: str | None = None  # the line appended
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "results": [dict(self.__dict__)]}
+
+
+def _candidate(store: Store, cand_id: str) -> dict:
+    row = store.execute(
+        "SELECT c.id, c.status, c.present, c.action, c.condition, c.due, c.links, c.entry_id, "
+        "c.note_id, n.path, c.line FROM candidates c JOIN notes n ON n.id = c.note_id "
+        "WHERE c.id = ?", [cand_id]).fetchone()
+    if row is None:
+        raise NotFoundError(f"no candidate {cand_id!r}: `vaultmem ledger suggest` lists them")
+    keys = ("id", "status", "present", "action", "condition", "due", "links", "entry_id",
+            "note_id", "path", "line")
+    return dict(zip(keys, row, strict=True))
+
+
+def accept(store: Store, settings: Settings, cand_id: str, edit: str | None,
+           now: datetime) -> Decision:
+    """Append the candidate to the ledger (the first of `ledger_notes`) through the same
+    atomic append as `ledger add`, then mark it accepted. `edit` replaces its action."""
+    cand = _candidate(store, cand_id)
+    if cand["status"] == "accepted":
+        raise VaultmemError(f"{cand_id} was already accepted as ledger entry "
+                            f"{cand['entry_id']}: nothing written")
+    if not cand["present"]:
+        raise VaultmemError(f"{cand_id}: its line is gone from {cand['path']} "
+                            "(run `vaultmem index`): nothing written")
+    action = cand["action"] if edit is None else edit
+    source = _link_names(store).get(cand["note_id"], PurePosixPath(cand["path"]).stem)
+    links = tuple(dict.fromkeys([source, *json.loads(cand["links"] or "[]")]))
+    taken = {row[0] for row in store.execute("SELECT id FROM entries")}
+    added = ledger_append.add(
+        settings.vault, settings.ledger_notes[0], action,
+        due=date.fromisoformat(cand["due"]) if cand["due"] else None,
+        when=cand["condition"], links=links, taken=taken)
+    stamp = now.isoformat(timespec="seconds")
+    with store.atomic():
+        store.execute("UPDATE candidates SET status = 'accepted', entry_id = ?, decided_at = ?, "
+                      "updated_at = ? WHERE id = ?", [added.id, stamp, stamp, cand_id])
+        store.add_op(stamp, "candidate-accepted", cand["note_id"], cand_id,
+                     {"entry": added.id, "ledger": added.ledger, "line": added.line,
+                      "edited": edit is not None})
+    return Decision(cand_id, "accepted", added.id, added.ledger, added.line, added.text)
+
+
+def reject(store: Store, cand_id: str, now: datetime) -> Decision:
+    """Hide the candidate for good (it stays in the store, marked rejected)."""
+    cand = _candidate(store, cand_id)
+    if cand["status"] == "accepted":
+        raise VaultmemError(f"{cand_id} was already accepted as ledger entry "
+                            f"{cand['entry_id']}: edit or cancel that line in the ledger")
+    stamp = now.isoformat(timespec="seconds")
+    if cand["status"] != "rejected":
+        with store.atomic():
+            store.execute("UPDATE candidates SET status = 'rejected', decided_at = ?, "
+                          "updated_at = ? WHERE id = ?", [stamp, stamp, cand_id])
+            store.add_op(stamp, "candidate-rejected", cand["note_id"], cand_id, {})
+    return Decision(cand_id, "rejected")
