@@ -71,7 +71,8 @@ class Vault:
 
     def entry_ops(self) -> list[tuple[str, str, str]]:
         return self.store.execute(
-            "SELECT ts, op, entry_id FROM ops WHERE entry_id IS NOT NULL ORDER BY id").fetchall()
+            "SELECT ts, op, entry_id FROM ops WHERE entry_id IS NOT NULL "
+            "AND op NOT LIKE 'candidate-%' ORDER BY id").fetchall()  # ledger entries' ops
 
     def due_result(self, day: int, context: str | None = None, hour: int = 9,
                    horizon: int = 7) -> commitments.DueResult:

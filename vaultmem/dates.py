@@ -52,9 +52,9 @@ PREPOSITIONS = ("no later than", "ahead of", "by", "before", "on", "until", "til
                 "til", "from", "after", "in", "within", "for", "due", "around", "at")
 
 _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_WD_ANY = _WD[:-1] + r"|mon|tues?|wed|thur?s?|fri|sat|sun)\.?"
+_WD_ANY = _WD[:-1] + r"|(?:mon|tues?|wed|thur?s?|fri|sat|sun)\.?)"
 _MON = (r"(?:january|february|march|april|may|june|july|august|september|october|"
-        r"november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?")
+        r"november|december|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?)")
 _ORD_WORDS = "|".join(sorted(_ORDINALS, key=len, reverse=True))
 _DAYNUM = (r"(?:(?:[12][0-9]|3[01]|0?[1-9])(?:st|nd|rd|th)?|"
            rf"(?:twenty|thirty)[- ](?:first|second|third|fourth|fifth|sixth|seventh|"
@@ -187,7 +187,8 @@ _RULES: list[tuple[re.Pattern, Callable[[re.Match, date], Resolved]]] = []
 
 def _rule(pattern: str, flags: int = re.IGNORECASE):
     def register(fn: Callable[[re.Match, date], Resolved]):
-        _RULES.append((re.compile(rf"(?<![\w'$£€/.-])(?:{pattern})(?![\w-])", flags), fn))
+        _RULES.append((re.compile(rf"(?<![\w'$£€/.-])(?<![$£€] )(?:{pattern})(?![\w-])", flags),
+                        fn))
         return fn
     return register
 
@@ -196,8 +197,9 @@ def _next_yearly(anchor: date, month: int, day: int) -> date | None:
     """A day and month with no year: this year's, unless it fell within the last month
     (a past day), else next year's."""
     this = _safe(anchor.year, month, day)
-    if this is None:
-        return _safe(anchor.year + 1, month, day)
+    if this is None:  # 29 February: the next year that has one
+        return next(filter(None, (_safe(anchor.year + n, month, day) for n in range(1, 9))),
+                    None)
     if this >= anchor or (anchor - this).days <= 31:
         return this
     return _safe(anchor.year + 1, month, day)
@@ -291,9 +293,12 @@ def _offset(m: re.Match, anchor: date) -> Resolved:
     n = _count(count)
     sign = -1 if (m["dir"] or "").lower() == "ago" else 1
     if unit in ("month", "year"):
-        return _add_months(anchor, sign * n * (12 if unit == "year" else 1)), "relative", False
-    days = {"day": 1, "week": 7, "fortnight": 14}[unit] * n
-    return anchor + timedelta(days=sign * days), "relative", False
+        day = _add_months(anchor, sign * n * (12 if unit == "year" else 1))
+    else:
+        day = anchor + timedelta(days=sign * {"day": 1, "week": 7, "fortnight": 14}[unit] * n)
+    # "within ten days" is a deadline ten days on: the end of Recognizers-Text's window
+    # (which it counts as exclusive), the day a person writing it would name
+    return day, "relative", False
 
 
 @_rule(rf"(?:a\s+week\s+(?:on|from)\s+(?P<wd1>{_WD}))|(?P<wd2>{_WD})\s+week(?!\w)|"
@@ -510,7 +515,10 @@ def find_dates(text: str, anchor: date) -> list[DateMention]:
         for match in pattern.finditer(text):
             if match.end() == match.start():
                 continue
-            got = resolve(match, anchor)
+            try:
+                got = resolve(match, anchor)
+            except (OverflowError, ValueError):  # beyond the calendar (a year 9999 note)
+                continue
             if got and got[0] is not None:
                 found.append((match.start(), match.end(), order, *got))
     found.sort(key=lambda f: (-(f[1] - f[0]), f[2]))

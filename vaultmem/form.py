@@ -19,7 +19,7 @@ writes the ledger, and nothing fires until the user accepts one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import PurePosixPath
 
@@ -253,18 +253,20 @@ def _task(unit: Unit, day: date, found: Found) -> None:
         return
     entries, _ = parse_ledger(unit.raw.strip())
     entry = entries[0] if entries else None
-    action = _clean_action(_strip_dates(entry.action if entry else text))
-    if not action:
-        return
+    action = _strip_dates(entry.action if entry else text)
     due, date_text = (entry.fires_from, None) if entry and entry.fires_from else (None, None)
     why = ["an open task line"]
     if due:
         why.append(f"its date {due.isoformat()}")
     else:
-        mention = _pick_date(find_dates(text, day), 0, len(text))
-        if mention:
+        mention = _pick_date(find_dates(action, day), 0, len(action))
+        if mention and not mention.past:
             due, date_text = mention.day, mention.text
+            action = _remove_date(action, mention, 0)
             why.append(f"“{mention.text}” read as {due.isoformat()}")
+    action = _clean_action(action)
+    if not action:
+        return
     condition = entry.condition if entry else None
     confidence = 0.9 if not text.rstrip().endswith("?") else 0.4
     links = tuple(dict.fromkeys(t for _, t in unit.links))
@@ -530,10 +532,16 @@ _CLAUSE_BREAK = re.compile(r",\s*(?:but|so|and|because|though|although|while|whe
 _THEN = re.compile(r"\b(?:by|before|until|till)\s+then\b|\bthen\W*$", re.IGNORECASE)
 
 
+MAX_SENTENCE = 1000  # characters: a longer run without a full stop is no passing remark
+LOOK_BACK = 300  # characters before a sentence searched for the date it refers back to
+
+
 def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found) -> None:
+    if len(sentence) > MAX_SENTENCE:
+        return
     line = unit.line_at(start)
     ctx = _Context(unit, line, sentence, day, _links_in(unit, start, start + len(sentence)),
-                   find_dates(unit.text[:start], day), start)
+                   start)
     item = _ACTION_ITEM.match(sentence)
     if item:
         who = (item.group("who") or item.group("who2") or "").strip().lower()
@@ -560,7 +568,31 @@ def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found) ->
     if cue is not None:
         _cued(ctx, cue, found)
         return
+    near = _near_miss(sentence)
+    if near:
+        ctx.reject(found, near)
+        return
     _instruction(ctx, found)
+
+
+_NEAR_MISSES = (
+    ("past", re.compile(r"(?:^|\b(?:i|we)\s+)(?:had|needed|wanted|was\s+going|were\s+going|"
+                        r"was\s+supposed|were\s+supposed|was\s+meant|used)\s+to\b",
+                        re.IGNORECASE)),
+    ("negated", re.compile(r"\b(?:i'm|i’m|i\s+am|we're|we’re|we\s+are)\s+not\s+going\s+to\b|"
+                           r"\b(?:i|we)\s+(?:won't|won’t|will\s+not|shan't)\b", re.IGNORECASE)),
+    ("hypothetical", re.compile(r"\b(?:i|we)(?:'d|’d|\s+would|\s+could|\s+might)\b|"
+                                r"\bit(?:'d|’d|\s+would)\s+be\b", re.IGNORECASE)),
+)
+
+
+def _near_miss(sentence: str) -> str | None:
+    """Why a sentence with no cue still reads like a commitment at first sight: said in
+    the past, negated or as a hypothetical (kept as the reason it was set aside)."""
+    for reason, pattern in _NEAR_MISSES:
+        if pattern.search(sentence):
+            return reason
+    return None
 
 
 @dataclass
@@ -572,15 +604,23 @@ class _Context:
     sentence: str
     day: date
     links: tuple[str, ...]
-    earlier: list[DateMention]  # dates in the same block before this sentence
     start: int = 0  # where the sentence starts in the block
+
+    @property
+    def earlier(self) -> list[DateMention]:
+        """Dates in the same block shortly before this sentence (offsets in the block)."""
+        base = max(0, self.start - LOOK_BACK)
+        return [replace(d, start=d.start + base, end=d.end + base)
+                for d in find_dates(self.unit.text[base:self.start], self.day)]
 
     def emit(self, found: Found, rest: str, family: str, confidence: float, why: list[str],
              *, rest_offset: int, clause_start: int = 0, condition: str | None = None,
-             subject: str = "", dates_from: int | None = None) -> None:
+             subject: str = "", dates_from: int | None = None,
+             promisee: str | None = None) -> None:
         _emit(self, found, rest, family, confidence, why, rest_offset=rest_offset,
               clause_start=clause_start, condition=condition, subject=subject,
-              dates_from=clause_start if dates_from is None else dates_from)
+              dates_from=clause_start if dates_from is None else dates_from,
+              promisee=promisee)
 
     def earlier_sentence_is_last(self, mention: DateMention) -> bool:
         """Whether `mention` is in the sentence just before this one (same block)."""
@@ -615,18 +655,15 @@ def _cued(ctx: _Context, cue, found: Found) -> None:
     if cond and family not in ("promise", "request"):
         condition = _as_condition(cond.group("conj"), _cut_subject(cond.group("cond")))
         subject = subject[cond.end("cond"):] if condition else subject
-    if family != "reminder":
-        reason = _not_mine(subject, m.group(0), rest, family)
-        if reason:
-            ctx.reject(found, reason)
-            return
     reason = _not_a_commitment(subject.lower(), m.group(0), rest, family)
+    if reason is None and family != "reminder":
+        reason = _not_mine(subject, m.group(0), rest, family)
     if reason:
         ctx.reject(found, reason)
         return
     why = [f"“{' '.join(m.group(0).split())}”"]
     confidence = base
-    person = _person(subject, m.group(0))
+    person = "i" if family in ("promise", "request", "reminder") else _person(subject, m.group(0))
     if person == "you":
         confidence -= 0.1 if "should" not in m.group(0).lower() else 0.25
         why.append("addressed to “you”")
@@ -646,23 +683,33 @@ def _cued(ctx: _Context, cue, found: Found) -> None:
     if condition:
         why.append(f"on a condition: “{cond.group('conj').lower()} {cond.group('cond')}”")
         confidence += 0.05
-    if family == "promise":
-        rest = _name_the_promisee(m.group(0), rest)
+    thing = f"{_noun_phrase(subject)} {' '.join(m.group(0).split())}" if person == "thing" \
+        else ""
     ctx.emit(found, rest, family, confidence, why, rest_offset=m.end(),
-             clause_start=clause_start, condition=condition,
-             subject=_noun_phrase(subject) if person == "thing" else "")
+             clause_start=clause_start, condition=condition, subject=thing,
+             promisee=_promisee(m.group(0)) if family == "promise" else None)
 
 
 _PROMISEE = re.compile(r"(?:promised|told|assured|reassured)\s+(?P<name>[A-Z][\w'’-]+)\s", re.I)
 
 
-def _name_the_promisee(cue: str, rest: str) -> str:
-    """"Promised Ana I'd send her the slides" → "send Ana the slides": the ledger line is
-    read on its own, away from the sentence that said who "her" is."""
+def _promisee(cue: str) -> str | None:
     who = _PROMISEE.search(cue)
-    if not who or not who.group("name")[0].isupper() or who.group("name") in ("I", "I'd"):
-        return rest
-    return re.sub(r"\b(?:her|him|them)\b", who.group("name"), rest, count=1)
+    name = who.group("name") if who else None
+    return name if name and name[0].isupper() and name not in ("I", "I'd", "I’d") else None
+
+
+def _name_the_promisee(action: str, name: str) -> str:
+    """"Promised Ana I'd send her the slides" → "Send Ana the slides": the ledger line is
+    read on its own, away from the sentence that said who "her" is."""
+    def swap(m: re.Match) -> str:
+        word, after = m.group(1), m.group(2)
+        possessive = word.lower() == "her" and not re.match(
+            r"(?:the|a|an|my|some|this|that|these|those|back|up|round|over|in|on|out|"
+            r"off|to|about|\W|$)", after, re.IGNORECASE)
+        return (f"{name}'s" if possessive else name) + (" " + after if after else "")
+
+    return re.sub(r"\b(her|him|them)\b\s*(\S*)", swap, action, count=1).strip()
 
 
 def _clause_start(head: str) -> int:
@@ -772,8 +819,9 @@ def _not_a_commitment(subject: str, cue: str, rest: str, family: str) -> str | N
     pronouns = list(_PRONOUN.finditer(subject))
     between = subject[pronouns[-1].start():] if pronouns else subject[-25:]
     window = f"{between} {cue_l}"
-    if family != "reminder" and (_NEGATION.search(window)
-                                 or re.match(r"\s*(?:never|not)\b", rest, re.I)):
+    if family != "reminder" and (_NEGATION.search(window) or re.match(
+            r"\s*(?:(?:probably|really|just|definitely|honestly|ever|also)\s+)*(?:never|not)\b",
+            rest, re.I)):
         return "negated"
     if _PAST_CUE.search(window) or re.search(r"\b(?:had|needed|wanted|was|were)\s*$", subject):
         return "past"
@@ -872,7 +920,7 @@ def _gerund(text: str) -> bool:
 _LABEL = re.compile(r"^\s*[\w'’ ]{1,30}?\s*(?::|\s[—–-])\s+(?=[a-z])", re.IGNORECASE)
 
 
-_LAST_CLAUSE = re.compile(r".*(?:[,:;]|\s[—–-])\s+(?:so\s+|then\s+|and\s+)?(?=\w)")
+_CLAUSE_STARTS = re.compile(r"(?:[,:;]|\s[—–-])\s+(?:so\s+|then\s+|and\s+)?(?=\w)")
 _SAYS_DO = re.compile(r"\b(?:says?|said|told\s+me)\s+(?:to\s+)?(?=[a-z]+\b)", re.IGNORECASE)
 
 
@@ -889,10 +937,11 @@ def _instruction(ctx: _Context, found: Found) -> None:
     gerund = False
     if not _imperative(sentence[offset:], listed=listed):
         says = _SAYS_DO.search(sentence)
-        tail = _LAST_CLAUSE.search(sentence)
+        starts = list(_CLAUSE_STARTS.finditer(sentence)) if unit.list_item else []
+        tail = starts[-1] if starts else None  # the last clause's start
         if says and _imperative(sentence[says.end():]):
             offset, relayed = says.end(), True
-        elif tail and unit.list_item and _imperative(sentence[tail.end():], listed=listed):
+        elif tail and _imperative(sentence[tail.end():], listed=listed):
             offset = tail.end()  # "Tom's birthday next Sat, get a card"
         elif _gerund(sentence):
             gerund = True
@@ -927,7 +976,7 @@ _TODO_LEAD = re.compile(r"\b(?:to\s*-?\s*do|todo|need\s+to|must|don'?t\s+forget|
 
 def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float,
           why: list[str], *, rest_offset: int, clause_start: int, condition: str | None,
-          subject: str, dates_from: int) -> None:
+          subject: str, dates_from: int, promisee: str | None = None) -> None:
     """Turn a recognised sentence into a candidate: its date, condition and action."""
     sentence, day = ctx.sentence, ctx.day
     clause_end = _clause_end(sentence, rest_offset)
@@ -942,10 +991,13 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
                 action = action[:tail.start()]
                 why.append(f"on a condition: “{' '.join(tail.group(0).split()).strip(' ,.;')}”")
                 confidence += 0.05
-    if mention is None and _THEN.search(sentence[clause_start:clause_end]):
-        earlier = [d for d in ctx.earlier + mentions if d.start < rest_offset or d in ctx.earlier]
-        mention = earlier[-1] if earlier else None
     borrowed = False
+    if mention is None and _THEN.search(sentence[clause_start:clause_end]):
+        # "…on the 27th, so I need to get it in before then": the nearest date said before
+        same = [d for d in mentions if d.start < rest_offset and not d.past]
+        before = [d for d in ctx.earlier if not d.past]
+        mention = min(same, key=lambda d: d.day) if same else (before[-1] if before else None)
+        borrowed = not same and mention is not None
     if mention is None and not any(dates_from <= d.start < clause_end for d in mentions):
         before = [d for d in ctx.earlier if not d.past]
         if before and ctx.earlier_sentence_is_last(before[-1]):
@@ -966,6 +1018,8 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
         ctx.reject(found, "already done")
         return
     action = _clean_action(f"{subject} {action}" if subject else action)
+    if promisee:
+        action = _name_the_promisee(action, promisee)
     if not action:
         return
     if len(action.split()) < 2:
