@@ -4,6 +4,8 @@
     python scripts/eval_form.py                      # the dev set, at the default confidence
     python scripts/eval_form.py --set form_dev --sweep   # precision/recall by threshold
     python scripts/eval_form.py --dates              # date resolution on Recognizers-Text
+    python scripts/eval_form.py --e2e                # the prospective blueprints, ledgers
+                                                     # from accepted suggestions (real model)
 
 A set is a folder under scripts/eval_data/ holding notes and a gold file. Every candidate
 at or above the confidence threshold is matched to the gold row whose quote it contains
@@ -238,6 +240,175 @@ def _gold_check(result: dict, kind: str):
     return lambda d: d.isoformat() in days or any(a <= d < b for a, b in ranges)
 
 
+# -- end to end: the prospective blueprints with ledgers built from suggestions -------------
+# The blueprints are scripts/eval_prospective.py's (blind-written, SPEC 9); the vault is
+# built the same way (minimal copies of its loader and note writer). Each blueprint's
+# positive vault is run three ways: no ledger, the hand-written ledger line, and a ledger
+# made only of accepted suggestions (every one at the default confidence accepted, as a
+# user saying yes to all would). The trigger is the query, `now` is the trigger's date.
+
+VARIANTS = ("clean", "overloaded", "paraphrased")
+LEDGERS = ("none", "hand", "form")
+
+
+def load_blueprints() -> list[dict]:
+    found = [json.loads(p.read_text()) for p in sorted((DATA / "blueprints").glob("*.json"))]
+    for extra in sorted(DATA.glob("blueprints_*.json")):
+        found.extend(json.loads(extra.read_text()))
+    return sorted(found, key=lambda bp: bp["id"])
+
+
+def write_note(vault: Path, day: date, title: str, body: str) -> str:
+    import os
+
+    slug = re.sub(r"[^\w\- ]+", "", title).strip()[:60] or "note"
+    rel = f"notes/{day.isoformat()} {slug}.md"
+    path = vault / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\ntitle: {json.dumps(title)}\ndate: {day.isoformat()}\n---\n\n"
+                    f"{body}\n", encoding="utf-8")
+    stamp = datetime.combine(day, datetime.min.time()).replace(hour=9).timestamp()
+    os.utime(path, (stamp, stamp))
+    return rel
+
+
+def hand_line(bp: dict, link: str) -> str:
+    led = bp["ledger"]
+    if bp["kind"] == "dated":
+        fields = f"📅 {led['due']}"
+    else:
+        fields = f"[when:: {led['when']}]"
+        if led.get("keywords"):
+            fields += f" [keywords:: {', '.join(led['keywords'])}]"
+    return f"- [ ] {led['action']} {fields} [[{link}]]\n"
+
+
+def build(root: Path, bp: dict, ledger: str) -> tuple[Path, str, int]:
+    import shutil
+
+    vault = root / f"{bp['id']}-{ledger}"
+    shutil.rmtree(vault, ignore_errors=True)
+    start = date.fromisoformat(bp["start"])
+    paths = [write_note(vault, start + timedelta(days=i), n["title"], n["body"])
+             for i, n in enumerate(bp["notes"])]
+    constraint = paths[bp["constraint_index"]]
+    if ledger == "hand":
+        (vault / "Ledger.md").write_text("# Ledger\n\n" + hand_line(bp, Path(constraint).stem),
+                                         encoding="utf-8")
+    return vault, constraint, len(paths)
+
+
+def run_blueprint(bp: dict, root: Path, embedder) -> dict:
+    from vaultmem import Vault
+
+    now = datetime.fromisoformat(bp["trigger_date"])
+    out = {"id": bp["id"], "kind": bp["kind"], "ledgers": {}, "due": bp["ledger"].get("due")}
+    texts = {v: bp[f"trigger_{v}"] for v in VARIANTS} | {"unrelated": bp["unrelated_query"]}
+    for ledger in LEDGERS:
+        vault, constraint, n = build(root, bp, ledger)
+        out["candidates"] = n
+        with Vault.open(vault, create=True, embedder=embedder) as v:
+            v.index(now=now)
+            accepted = []
+            if ledger == "form":
+                for s in v.suggestions().results:
+                    v.accept(s.id, now=now)
+                    accepted.append({"path": s.path, "action": s.action, "due": s.due,
+                                     "condition": s.condition, "confidence": s.confidence})
+                v.index(now=now)
+            v.salience(now=now)
+            row = {"accepted": accepted, "ranks": {}}
+            for variant, text in texts.items():
+                doc = v.query(text, now=now, log=False, limit=200).as_dict()
+                hit = next(r for r in doc["results"] if r["path"] == constraint)
+                row["ranks"][variant] = {"rank": hit["rank"], "fired": hit["firing"],
+                                         "top": doc["results"][0]["path"]}
+                if ledger == "none":
+                    plain = v.query(text, now=now, log=False, limit=200,
+                                    prospective=False).as_dict()
+                    row["ranks"][variant]["plain"] = next(
+                        r["rank"] for r in plain["results"] if r["path"] == constraint)
+                    row["ranks"][variant]["plain_top"] = plain["results"][0]["path"]
+        out["ledgers"][ledger] = row
+        out["constraint"] = constraint
+    return out
+
+
+def e2e(limit: int | None = None) -> None:
+    import shutil
+    import tempfile
+    import time
+
+    from vaultmem.embed import FastEmbedder
+
+    blueprints = load_blueprints()[:limit] if limit else load_blueprints()
+    embedder = FastEmbedder(config.load(Path(".")))
+    root = Path(tempfile.mkdtemp(prefix="vaultmem-form-e2e-"))
+    started = time.perf_counter()
+    results = []
+    try:
+        for bp in blueprints:
+            results.append(run_blueprint(bp, root, embedder))
+            print(f"{bp['id']}: done", file=sys.stderr)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    report_e2e(results, time.perf_counter() - started)
+
+
+def _metrics(ranks: list[int]) -> str:
+    if not ranks:
+        return "- | - | -"
+    n = len(ranks)
+    return (f"{sum(r == 1 for r in ranks) / n:.3f} | {sum(r <= 5 for r in ranks) / n:.3f} | "
+            f"{sum(1 / r for r in ranks) / n:.3f}")
+
+
+def report_e2e(results: list[dict], seconds: float) -> None:
+    kinds = Counter(r["kind"] for r in results)
+    print(f"\n## End to end: {len(results)} blueprints ({kinds['dated']} dated, "
+          f"{kinds['conditional']} conditional), ledgers none / hand-written / accepted "
+          f"suggestions at confidence ≥ {config.DEFAULTS.form_confidence}; {seconds:.0f}s\n")
+    print("| trigger | stratum | n | ledger | R@1 | R@5 | MRR | constraint fired |")
+    print("|---|---|---:|---|---:|---:|---:|---:|")
+    for variant in VARIANTS:
+        for stratum in ("hard", "easy"):
+            rows = [r for r in results if (r["ledgers"]["none"]["ranks"][variant]["plain"]
+                                           > r["candidates"] / 2) == (stratum == "hard")]
+            for ledger in LEDGERS:
+                cells = [r["ledgers"][ledger]["ranks"][variant] for r in rows]
+                fired = sum(c["fired"] for c in cells)
+                print(f"| {variant} | {stratum} | {len(rows)} | {ledger} | "
+                      f"{_metrics([c['rank'] for c in cells])} | {fired}/{len(cells)} |")
+    print("\n| ledger | entries per vault | constraint note's commitment accepted | "
+          "unrelated query: top-1 displaced | unrelated: constraint lifted into top 5 |")
+    print("|---|---:|---:|---:|---:|")
+    for ledger in LEDGERS:
+        per = [len(r["ledgers"][ledger]["accepted"]) if ledger == "form" else
+               (1 if ledger == "hand" else 0) for r in results]
+        caught = sum(any(a["path"] == r["constraint"] for a in r["ledgers"]["form"]["accepted"])
+                     for r in results) if ledger == "form" else "-"
+        unrelated = [(r["ledgers"][ledger]["ranks"]["unrelated"],
+                      r["ledgers"]["none"]["ranks"]["unrelated"]) for r in results]
+        displaced = sum(u["top"] != base["plain_top"] for u, base in unrelated)
+        lifted = sum(u["rank"] <= 5 < base["plain"] for u, base in unrelated)
+        print(f"| {ledger} | {sum(per) / len(per):.2f} | {caught}"
+              f"{'/' + str(len(results)) if ledger == 'form' else ''} | "
+              f"{displaced}/{len(results)} | {lifted}/{len(results)} |")
+    for kind in ("dated", "conditional"):
+        mine = [r for r in results if r["kind"] == kind]
+        got = {r["id"]: [a for a in r["ledgers"]["form"]["accepted"]
+                         if a["path"] == r["constraint"]] for r in mine}
+        if kind == "dated":
+            agree = sum(any(a["due"] == r["due"] for a in got[r["id"]]) for r in mine)
+            what = "with the hand-written due date"
+        else:
+            agree = sum(any(a["condition"] for a in got[r["id"]]) for r in mine)
+            what = "with a trigger condition"
+        print(f"\n{kind}: the constraint note's commitment accepted in "
+              f"{sum(bool(g) for g in got.values())}/{len(mine)} blueprints, {what} in "
+              f"{agree}/{len(mine)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", default="form_dev", help="a folder under scripts/eval_data")
@@ -245,9 +416,14 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true", help="precision and recall by threshold")
     ap.add_argument("--dates", action="store_true", help="date resolution on Recognizers-Text")
     ap.add_argument("-v", "--verbose", action="store_true", help="list misses and false ones")
+    ap.add_argument("--e2e", action="store_true", help="the prospective blueprints, end to end")
+    ap.add_argument("--limit", type=int, help="--e2e: only the first N blueprints")
     args = ap.parse_args()
     if args.dates:
         recognizers_dates()
+        return
+    if args.e2e:
+        e2e(args.limit)
         return
     folder = DATA / args.set
     notes, rows = load_dev(folder)
