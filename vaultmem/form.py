@@ -363,14 +363,19 @@ _CUES: list[tuple[str, str, float]] = [
      r"got\s+to\s+remember|have\s+to\s+remember)\s+to\s+(?=\w)", "reminder", 0.85),
     (r"\b(?:don'?t|don’t|do\s+not|mustn'?t|mustn’t|must\s+not|never)\s+forget\s+"
      r"(?:to\s+|about\s+)?(?=\w)", "reminder", 0.85),
-    (r"\bnote\s+to\s+self\s*[:,-]?\s*", "reminder", 0.85),
+    (r"\b(?:note|reminder|memo)\s+(?:to|for)\s+(?:self|myself|me)\s*[:,-]?\s*", "reminder",
+     0.85),
     (r"^\s*(?:remember|reminder|important|don'?t\s+forget)\s*[:!-]\s*", "reminder", 0.8),
+    (r"\b(?:make|be)\s+sure\s+(?:to\s+|(?:that\s+)?(?:i|you|we)\s+)(?=\w)", "reminder", 0.8),
     # promises and requests
     (r"\b(?:i\s+)?(?:promised|told|assured|reassured|swore\s+to)\s+(?:[\w'’-]+\s+){0,3}?"
      r"(?:that\s+)?(?:i|we|you)(?:'d|’d|\s+would|'ll|’ll|\s+will)\s+", "promise", 0.85),
     (r"\b(?:i\s+)?(?:promised|swore)\s+(?:[\w'’-]+\s+){0,2}?to\s+(?=\w)", "promise", 0.85),
     (r"\b(?:i\s+)?(?:said|agreed|confirmed)\s+(?:that\s+)?(?:i|we)(?:'d|’d|\s+would|'ll|’ll|"
      r"\s+will)\s+", "promise", 0.8),
+    (r"\b(?:my|our|an?|the)\s+(?:\w+\s+)?(?:appointment|appt|check-?up|interview|"
+     r"consultation|booking|reservation|viva|exam|hearing|smear\s+test|scan)\b(?=.*\b(?:on|at|"
+     r"to|for|is|moved|tomorrow|today|next)\b)", "appointment", 0.55),
     (r"\b(?:i\s+|we\s+)?(?:agreed|offered|volunteered|committed|signed\s+up|pledged|"
      r"undertook)\s+to\s+(?=\w)", "promise", 0.85),
     (r"\bi\s+(?:promise|swear)\s+(?:to\s+|i'?ll\s+|i\s+will\s+)", "promise", 0.85),
@@ -378,6 +383,8 @@ _CUES: list[tuple[str, str, float]] = [
     (r"\b(?:asked|wants|wanted|needs|needed|expects|reminded|told|begged|got)\s+me\s+to\s+"
      r"(?=\w)", "request", 0.7),
     (r"\bi\s+owe\s+", "obligation", 0.75),
+    (r"\b(?:wants?|needs?|expects?|asked\s+for)\s+(?=(?:the|my|our|a|an|those|these|this|"
+     r"that|his|her|their)\b.*\b(?:by|before|no\s+later\s+than)\b)", "deadline", 0.55),
     (r"^\s*(?:me|myself)\s*[:–-]\s*", "obligation", 0.75),
     (r"\b(?:i'm|i’m|i\s+am|we're|we’re|we\s+are)\s+(?:responsible|in\s+charge|on\s+the\s+hook)"
      r"\s+for\s+", "obligation", 0.75),
@@ -399,6 +406,8 @@ _CUES: list[tuple[str, str, float]] = [
     (r"\b(?:is|are|'s)\s+due\b", "obligation", 0.6),
     # intentions
     (r"\b(?:i|we)(?:'ll|’ll|\s+will|\s+shall)\s+(?=\w)", "intention", 0.75),
+    (r"\byou(?:'ll|’ll|\s+will)\s+(?=(?:need|have|want)\s+to\b)", "obligation", 0.75),
+    (r"^\s*(?:it'?s\s+|it’s\s+)?(?:high\s+)?time\s+to\s+(?=\w)", "intention", 0.6),
     (r"\b(?:i'm|i’m|i\s+am|we're|we’re|we\s+are|am)\s+(?:going\s+to|gonna)\s+(?=\w)",
      "intention", 0.75),
     (r"^\s*(?:going\s+to|gonna|will|shall)\s+(?=\w)", "intention", 0.7),
@@ -406,8 +415,11 @@ _CUES: list[tuple[str, str, float]] = [
     (r"\b(?:i|we)\s+(?:plan|intend|mean|aim|want|need)\s+to\s+(?=\w)", "intention", 0.7),
     (r"\b(?:i'm|i’m|i\s+am|we're|we’re)\s+(?:planning|intending|aiming)\s+to\s+(?=\w)",
      "intention", 0.7),
-    (r"\b(?:(?:i've|i’ve|i\s+have)\s+been|i\s+keep|i'm|i’m|i\s+am)\s+meaning\s+to\s+(?=\w)",
-     "intention", 0.7),
+    (r"(?:\b(?:(?:i've|i’ve|i\s+have)\s+been|i\s+keep|i'm|i’m|i\s+am)|^\s*(?:keep|been))\s+"
+     r"meaning\s+to\s+(?=\w)", "intention", 0.7),
+    (r"^\s*(?:don'?t|don’t|do\s+not)\s+(?!forget|worry|bother|panic|mind|know|think|care|"
+     r"remember|like|want|need|feel|see|get|understand|blame|ask|tell|judge|laugh|expect|"
+     r"believe|regret|wait|let)(?=[a-z])", "reminder", 0.55),
     (r"\b(?:only\s+if|as\s+long\s+as|provided|providing|so\s+long\s+as|unless)\s+(?:i|we)\s+"
      r"(?!had\b|were\b|was\b|could\b|would\b|did\b)(?=\w)", "obligation", 0.65),
 ]
@@ -450,7 +462,7 @@ pick ping plan plant plug polish pop post practise practice prepare present pric
 prune pump raise rebook recharge reclaim record recycle redo refill refund register
 reheat remind remove renew rent reorder repair repaint replace reply report repot
 request research reschedule reserve resend reset respond restock return review revise
-ring rinse run sand save scan schedule scrub see sell send service sew share sharpen
+ring rinse run sand save scan schedule scrub sell send service sew share sharpen
 shop show shred sign sort sow speak sponsor start stock stop store submit swap sweep
 take talk tell test text thank tidy tighten top transfer trim try turn tune unblock
 unpack unsubscribe update upgrade upload use vacuum visit walk wash water wax weed wipe
@@ -458,7 +470,7 @@ withdraw wrap write
 """.split())
 # Verbs whose past tense looks the same: in a diary "Set up the alerts" is already done,
 # so they count only as items of a to-do list.
-_AMBIGUOUS_VERBS = frozenset("set put read cut let shut quit hit spread".split())
+_AMBIGUOUS_VERBS = frozenset("set put read cut let shut quit hit spread reset upset".split())
 
 _HUMAN = frozenset("""
 he she they him her them his their someone somebody everyone everybody anyone anybody
@@ -529,7 +541,8 @@ _PRONOUN = re.compile(r"\b(?:i|we|you|he|she|they|i'm|i’m|we're|we’re|i've|i
 _CLAUSE_BREAK = re.compile(r",\s*(?:but|so|and|because|though|although|while|whereas|"
                            r"otherwise|then)\b|\s(?:but|so|because|though|although|whereas)"
                            r"\s|[,:]\s*(?=(?:i|we)\b)", re.IGNORECASE)
-_THEN = re.compile(r"\b(?:by|before|until|till)\s+then\b|\bthen\W*$", re.IGNORECASE)
+_THEN = re.compile(r"\b(?:by|before|until|till)\s+then\b|\bthen\W*$|\b(?:that|the\s+same)\s+"
+                   r"(?:day|morning|afternoon|evening|night|week)\b", re.IGNORECASE)
 
 
 MAX_SENTENCE = 1000  # characters: a longer run without a full stop is no passing remark
@@ -566,7 +579,10 @@ def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found) ->
         return
     cue = _first_cue(sentence)
     if cue is not None:
-        _cued(ctx, cue, found)
+        while cue is not None and not _cued(ctx, cue, found):
+            # someone else's: a later clause may still be the writer's own ("Someone has
+            # to be in, and it has to be me")
+            cue = _first_cue(sentence, cue[0].end())
         return
     near = _near_miss(sentence)
     if near:
@@ -576,10 +592,11 @@ def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found) ->
 
 
 _NEAR_MISSES = (
-    ("past", re.compile(r"(?:^|\b(?:i|we)\s+)(?:had|needed|wanted|was\s+going|were\s+going|"
-                        r"was\s+supposed|were\s+supposed|was\s+meant|used)\s+to\b",
+    ("past", re.compile(r"(?:^|\b(?:i|we)\s+)(?:had|needed|wanted|meant|was\s+going|"
+                        r"were\s+going|was\s+supposed|were\s+supposed|was\s+meant|used)\s+to\b",
                         re.IGNORECASE)),
-    ("negated", re.compile(r"\b(?:i'm|i’m|i\s+am|we're|we’re|we\s+are)\s+not\s+going\s+to\b|"
+    ("negated", re.compile(r"\b(?:i'm|i’m|i\s+am|we're|we’re|we\s+are)?\s*(?:not|never)\s+"
+                           r"(?:going\s+to|gonna)\b|"
                            r"\b(?:i|we)\s+(?:won't|won’t|will\s+not|shan't)\b", re.IGNORECASE)),
     ("hypothetical", re.compile(r"\b(?:i|we)(?:'d|’d|\s+would|\s+could|\s+might)\b|"
                                 r"\bit(?:'d|’d|\s+would)\s+be\b", re.IGNORECASE)),
@@ -616,11 +633,11 @@ class _Context:
     def emit(self, found: Found, rest: str, family: str, confidence: float, why: list[str],
              *, rest_offset: int, clause_start: int = 0, condition: str | None = None,
              subject: str = "", dates_from: int | None = None,
-             promisee: str | None = None) -> None:
+             promisee: str | None = None, needs_date: bool = False) -> None:
         _emit(self, found, rest, family, confidence, why, rest_offset=rest_offset,
               clause_start=clause_start, condition=condition, subject=subject,
               dates_from=clause_start if dates_from is None else dates_from,
-              promisee=promisee)
+              promisee=promisee, needs_date=needs_date)
 
     def earlier_sentence_is_last(self, mention: DateMention) -> bool:
         """Whether `mention` is in the sentence just before this one (same block)."""
@@ -631,10 +648,12 @@ class _Context:
         found.rejected.append(Rejected(self.line, self.sentence, reason))
 
 
-def _first_cue(sentence: str):
+def _first_cue(sentence: str, pos: int = 0):
+    """The earliest cue in the sentence (from `pos`); of two starting together, the first
+    listed. None when there is none."""
     best = None
     for pattern, family, base in _CUE_RES:
-        m = pattern.search(sentence)
+        m = pattern.search(sentence, pos)
         if m and (best is None or m.start() < best[0].start()):
             best = (m, family, base)
     if best is None and re.match(rf"^\s*(?:(?:but|and|so)\s+)?(?:{_CONJ})\b", sentence, re.I):
@@ -644,7 +663,9 @@ def _first_cue(sentence: str):
     return best
 
 
-def _cued(ctx: _Context, cue, found: Found) -> None:
+def _cued(ctx: _Context, cue, found: Found) -> bool:
+    """Make a candidate from the sentence at its cue; False when the cue is someone
+    else's (then a later cue may be tried), True otherwise."""
     m, family, base = cue
     sentence = ctx.sentence
     head, rest = sentence[:m.start()], sentence[m.end():]
@@ -656,16 +677,20 @@ def _cued(ctx: _Context, cue, found: Found) -> None:
         condition = _as_condition(cond.group("conj"), _cut_subject(cond.group("cond")))
         subject = subject[cond.end("cond"):] if condition else subject
     reason = _not_a_commitment(subject.lower(), m.group(0), rest, family)
-    if reason is None and family != "reminder":
-        reason = _not_mine(subject, m.group(0), rest, family)
     if reason:
         ctx.reject(found, reason)
-        return
+        return True
+    if family != "reminder":
+        reason = _not_mine(subject, m.group(0), rest, family)
+        if reason:
+            ctx.reject(found, reason)
+            return False
     why = [f"“{' '.join(m.group(0).split())}”"]
     confidence = base
-    person = "i" if family in ("promise", "request", "reminder") else _person(subject, m.group(0))
+    person = "i" if family in ("promise", "request", "reminder", *_WHOLE) \
+        else _person(subject, m.group(0))
     if person == "you":
-        confidence -= 0.1 if "should" not in m.group(0).lower() else 0.25
+        confidence -= 0.1 if "should" not in m.group(0).lower() else 0.15
         why.append("addressed to “you”")
     elif person == "thing":
         confidence -= 0.15
@@ -679,15 +704,20 @@ def _cued(ctx: _Context, cue, found: Found) -> None:
         why.append("someone else's say-so")
     if _NOT_MY_JOB.search(sentence[m.end():]):
         ctx.reject(found, "someone else's job")
-        return
+        return True
     if condition:
         why.append(f"on a condition: “{cond.group('conj').lower()} {cond.group('cond')}”")
         confidence += 0.05
     thing = f"{_noun_phrase(subject)} {' '.join(m.group(0).split())}" if person == "thing" \
         else ""
+    if family in _WHOLE:  # "Dentist moved my appointment to the 8th": the sentence is it
+        ctx.emit(found, sentence, family, confidence, why, rest_offset=0, clause_start=0,
+                 needs_date=True)
+        return True
     ctx.emit(found, rest, family, confidence, why, rest_offset=m.end(),
              clause_start=clause_start, condition=condition, subject=thing,
              promisee=_promisee(m.group(0)) if family == "promise" else None)
+    return True
 
 
 _PROMISEE = re.compile(r"(?:promised|told|assured|reassured)\s+(?P<name>[A-Z][\w'’-]+)\s", re.I)
@@ -710,6 +740,9 @@ def _name_the_promisee(action: str, name: str) -> str:
         return (f"{name}'s" if possessive else name) + (" " + after if after else "")
 
     return re.sub(r"\b(her|him|them)\b\s*(\S*)", swap, action, count=1).strip()
+
+
+_WHOLE = ("appointment", "deadline")  # offered only with a date, as the whole sentence
 
 
 def _clause_start(head: str) -> int:
@@ -769,10 +802,13 @@ def _not_mine(subject: str, cue: str, rest: str, family: str) -> str | None:
     """Someone else's obligation or promise: a person, not the writer, is its subject."""
     words = _subject_words(subject)
     last = words[-1] if words else ""
+    if family in _WHOLE:
+        return None
     if family in ("promise", "request") and re.match(r"\s*(?:i|we)\b", cue, re.I) is None:
         if re.match(r"(?:promised|told|swore|assured|reassured|agreed|offered|volunteered|"
                     r"committed|signed|pledged|said|confirmed)", cue.strip(), re.I):
-            if last and (last.lower() in _HUMAN or last[0].isupper() and last != "I"):
+            if last and last.lower() not in ("i", "we", "you") and (
+                    last.lower() in _HUMAN or last[0].isupper()):
                 return f"someone else's promise (“{last}”)"
         return None
     cue_first = cue.lower().split()[0] if cue.split() else ""
@@ -839,7 +875,8 @@ def _not_a_commitment(subject: str, cue: str, rest: str, family: str) -> str | N
     if ("should" in cue_l or "must" in cue_l) and _EPISTEMIC.match(rest.strip()) \
             and not _PARTICIPLE.match(rest):
         return "an opinion or a guess"
-    if family == "obligation" and re.match(r"\s*be\b", rest, re.I) and not _PARTICIPLE.match(rest):
+    if family == "obligation" and re.match(r"\s*be\b", rest, re.I) and not (
+            _PARTICIPLE.match(rest) or re.match(r"\s*be\s+me\b", rest, re.I)):
         return "an opinion or a guess"
     if family in ("intention", "obligation", "reminder") and _NOT_AN_ACTION.match(
             _FILLER.sub("", rest.strip())):
@@ -948,14 +985,18 @@ def _instruction(ctx: _Context, found: Found) -> None:
         else:
             return
     dates = [d for d in find_dates(sentence, ctx.day) if not d.past]
+    condition = _CONDITION_TAIL.search(sentence[offset:])
     if dates:
         confidence, why = 0.65, ["an instruction with a date"]
     elif relayed or gerund:
         return
     elif listed:
         confidence, why = 0.7, [f"listed under “{unit.listed_under.strip()[:40]}”"]
-    elif sentence.rstrip().endswith("!"):
-        confidence, why = 0.55, ["an instruction with an exclamation mark"]
+    elif condition:
+        confidence, why = 0.6, ["an instruction on a condition"]
+    elif sentence.rstrip().endswith("!") or _acts_on_something(sentence[offset:]):
+        confidence = 0.55 if unit.list_item or sentence.rstrip().endswith("!") else 0.5
+        why = ["an instruction"]
     elif unit.list_item:
         confidence, why = 0.45, ["an instruction in a list"]
     else:
@@ -964,6 +1005,18 @@ def _instruction(ctx: _Context, found: Found) -> None:
         why.append("relayed")
     ctx.emit(found, sentence[offset:], "instruction", confidence, why, rest_offset=offset,
              clause_start=offset, dates_from=0)
+
+
+_OBJECT = re.compile(r"^\W*(?:(?:please|also|then|and|just|definitely|still|so)\s+)?[A-Za-z]+"
+                     r"(?:\s+(?:up|back|out|in|off|round|over|down|on|through|away))?\s+"
+                     r"(?:the|a|an|my|his|her|our|their|your|some|this|that|these|those|it|them|"
+                     r"him|me|us|all|both|any|[A-Z][a-z]+\b(?!\s+(?:club|group|with|from)))\b")
+
+
+def _acts_on_something(text: str) -> bool:
+    """"Call the bank", "Email Tom", "Pick up the keys": a verb with its object, not a
+    noun that happens to be one ("Book club", "Call with Dad", "Water was perfect")."""
+    return bool(_OBJECT.match(text))
 
 
 _TODO_LEAD = re.compile(r"\b(?:to\s*-?\s*do|todo|need\s+to|must|don'?t\s+forget|remember|"
@@ -976,10 +1029,11 @@ _TODO_LEAD = re.compile(r"\b(?:to\s*-?\s*do|todo|need\s+to|must|don'?t\s+forget|
 
 def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float,
           why: list[str], *, rest_offset: int, clause_start: int, condition: str | None,
-          subject: str, dates_from: int, promisee: str | None = None) -> None:
+          subject: str, dates_from: int, promisee: str | None = None,
+          needs_date: bool = False) -> None:
     """Turn a recognised sentence into a candidate: its date, condition and action."""
     sentence, day = ctx.sentence, ctx.day
-    clause_end = _clause_end(sentence, rest_offset)
+    clause_end = len(sentence) if needs_date else _clause_end(sentence, rest_offset)
     mentions = find_dates(sentence, day)
     mention = _pick_date(mentions, dates_from, clause_end)
     action = rest[: max(0, clause_end - rest_offset)]
@@ -1007,8 +1061,13 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
             ctx.reject(found, f"past (“{mention.text}”)")
             return
         mention = None
+    if needs_date and (mention is None or borrowed):
+        return
     if mention is not None and borrowed:
         why.append(f"“{mention.text}” in the sentence before, read as {mention.day.isoformat()}")
+    elif needs_date:
+        why.append(f"“{mention.text}” read as {mention.day.isoformat()}")
+        confidence += 0.1
     elif mention is not None:
         action = _remove_date(action, mention, rest_offset)
         why.append(f"“{mention.text}” read as {mention.day.isoformat()}")
