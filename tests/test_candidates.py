@@ -211,6 +211,7 @@ def test_accepted_and_rejected_candidates_are_kept_and_never_offered_again(vault
     assert (entry["id"], entry["due"], entry["notes"]) == (
         "c-email-ana-workshop-slides", "2026-03-06", ["daily/2026-03-02.md", "Ana.md"])
     assert [op for op, _, _ in ops(vault)][-2:] == ["candidate-accepted", "candidate-rejected"]
+    assert vault.status().as_dict()["candidates"] == {"accepted": 1, "open": 1, "rejected": 1}
     with pytest.raises(VaultmemError, match="already accepted as ledger entry c-email-ana"):
         vault.accept("f-send-ana-slides")
     with pytest.raises(NotFoundError, match="no candidate 'f-nope'"):

@@ -93,6 +93,22 @@ def only(text: str, day: date = MON) -> form.Candidate:
      "Writing in with the photos", None, "they open the consultation"),
     ("Once finance has closed the books I'll rerun the churn model.", "intention",
      "Rerun the churn model", None, "finance has closed the books"),
+    # more ways of saying it
+    ("Make sure to call the vet before Friday.", "reminder", "Call the vet", date(2026, 3, 6),
+     None),
+    ("Reminder to self: book a room for the review next week.", "reminder",
+     "Book a room for the review", date(2026, 3, 9), None),
+    ("You'll need to renew the visa by June.", "obligation", "Renew the visa",
+     date(2026, 6, 1), None),
+    ("Leanne wants the quarterly numbers by Thursday.", "deadline",
+     "Leanne wants the quarterly numbers by Thursday", date(2026, 3, 5), None),
+    ("Dentist rang to move my appointment to Tuesday the 10th.", "appointment",
+     "Dentist rang to move my appointment to Tuesday the 10th", date(2026, 3, 10), None),
+    ("I'm seeing the GP on the 12th.", "intention", "Seeing the GP", date(2026, 3, 12), None),
+    ("Plan for tomorrow: finish the budget and send it to Karen.", "instruction",
+     "Finish the budget and send it to Karen", date(2026, 3, 3), None),
+    ("Keep meaning to call the council about the streetlight.", "intention",
+     "Call the council about the streetlight", None, None),
     # instructions with a date
     ("Book the car in for the brakes in two weeks.", "instruction",
      "Book the car in for the brakes", date(2026, 3, 16), None),
@@ -145,6 +161,11 @@ def test_each_phrasing_family(text, kind, action, due, condition):
     ("I'll believe it when I see it.", "a figure of speech"),
     ("Ben said the migration has to be finished by Friday, but that's his team's job.",
      "someone else's job"),
+    ("Need to call the bank about the card (done).", "already done"),
+    ("We're moving floors at work next month.", None),
+    ("I'm working from home today.", None),
+    ("Book club: a thriller, and everyone guessed the twist.", None),
+    ("Call with Dad about his knee.", None),
 ])
 def test_distractors_are_not_offered(text, reason):
     found = form.extract(text, MON)
@@ -212,6 +233,21 @@ def test_two_commitments_in_one_sentence_are_two_candidates():
         ("Return Clara's drill", date(2026, 3, 6))]
 
 
+def test_before_then_finds_the_date_said_just_before():
+    same = only("The MOT runs out on the 27th and they get busy at the end of the month, "
+                "so I need to get it in before then.")
+    assert same.due == date(2026, 3, 27)  # the nearest deadline said before
+    listed = only("- We're moving the release to the 28th.\n"
+                  "- I've got to write the release notes before then.\n")
+    assert (listed.action, listed.due, listed.condition) == ("Write the release notes",
+                                                             date(2026, 3, 28), None)
+
+
+def test_an_adjective_is_not_a_date():
+    assert only("I need to chase the accountant for the year-end figures by the 15th.").due == \
+        date(2026, 3, 15)
+
+
 def test_a_ledger_line_in_passing_is_not_read_as_a_date():
     found = only("Promised to ring Gran on 2026-03-20.")
     assert found.due == date(2026, 3, 20)
@@ -226,6 +262,9 @@ def test_note_day_prefers_front_matter_then_file_name_then_mtime():
     assert form.note_day({"created": "2026-02-05T10:00"}, "x.md", mtime) == date(2026, 2, 5)
     assert form.note_day({}, "daily/2026-03-04.md", mtime) == date(2026, 3, 4)
     assert form.note_day({}, "notes/2026-03-04 Standup.md", mtime) == date(2026, 3, 4)
+    assert form.note_day({}, "meetings/Standup 2026_03_04.md", mtime) == date(2026, 3, 4)
+    assert form.note_day({"date": "4 March 2026"}, "x.md", mtime) == date(2026, 3, 4)
+    assert form.note_day({"date": "March 4, 2026"}, "x.md", mtime) == date(2026, 3, 4)
     assert form.note_day({"date": "someday"}, "Ideas.md", mtime) == date(2026, 1, 9)
     assert form.note_day({}, "Ideas.md", None) is None
 

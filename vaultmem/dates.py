@@ -349,7 +349,8 @@ def _weekday_and_day(m: re.Match, anchor: date) -> Resolved:
 
 
 @_rule(r"(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<which>next\s+)?(?P<unit>week|month|year)|"
-       r"(?P<unit2>week|month|year)[- ]end|(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<unit3>quarter)|"
+       r"(?P<unit2>week|month|year)[- ]end(?!\s+(?!(?:and|or|when|if|so|but|at|to|for|with|"
+       r"please|then|latest|at\s+the\s+latest)\b)[a-z])|(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<unit3>quarter)|"
        r"(?:the|this)\s+(?P<unit4>week|month|year)\s+(?:is\s+out|is\s+over|ends|finishes)")
 def _end_of(m: re.Match, anchor: date) -> Resolved:
     unit = (m["unit"] or m["unit2"] or m["unit3"] or m["unit4"]).lower()

@@ -144,21 +144,21 @@ def _split_links(text: str):
 
 # ------------------------------------------------------------------------ the note day
 
-_DAILY = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_DAILY = re.compile(r"(?<!\d)(\d{4})[-_.](\d{2})[-_.](\d{2})(?!\d)")
 
 
 def note_day(frontmatter: dict, path: str, mtime_ns: int | None = None) -> date | None:
-    """The day a note was written: front matter `date` (else `created`), else a date that
-    starts its file name (a daily note, "2026-03-04.md" or "2026-03-04 Standup.md"), else
-    its modification time."""
+    """The day a note was written: front matter `date` (else `created`), else a date in
+    its file name (a daily note, "2026-03-04.md" or "Standup 2026-03-04.md"), else its
+    modification time."""
     for key in ("date", "created"):
         found = _as_day(frontmatter.get(key))
         if found:
             return found
     stem = PurePosixPath(path).name
-    match = _DAILY.match(stem)
+    match = _DAILY.search(stem)
     if match:
-        found = _as_day(match.group(0))
+        found = _as_day("-".join(match.groups()))
         if found:
             return found
     if mtime_ns:
@@ -171,11 +171,13 @@ def _as_day(value) -> date | None:
         return value.date()
     if isinstance(value, date):
         return value
-    if isinstance(value, str) and len(value) >= 10:
+    if isinstance(value, str) and len(value) >= 8:
         try:
             return date.fromisoformat(value.strip()[:10])
-        except ValueError:
-            return None
+        except ValueError:  # "4 March 2026", "March 4, 2026": a day with its year
+            written = [d for d in find_dates(value, date(2000, 1, 1)) if d.kind == "absolute"
+                       and re.search(r"\d{4}", d.text)]
+            return written[0].day if written else None
     return None
 
 
@@ -223,15 +225,16 @@ def extract(text: str, day: date) -> Found:
     lines = parse._normalize(text).split("\n")
     _, offset = parse._front_matter_block(lines)
     found = Found()
+    previous = None
     for unit in read_units("\n".join(lines[offset:]), offset + 1):
         if unit.task is not None:
             _task(unit, day, found)
-            continue
-        if _STRUCK.match(unit.text):
+        elif _STRUCK.match(unit.text):
             found.rejected.append(Rejected(unit.line, unit.text.strip(), "struck through"))
-            continue
-        for start, sentence in _sentences(unit.text):
-            _sentence(unit, start, sentence, day, found)
+        else:
+            for start, sentence in _sentences(unit.text):
+                _sentence(unit, start, sentence, day, found, previous)
+        previous = unit
     return found
 
 
@@ -428,6 +431,7 @@ _CUE_RES = [(re.compile(p, re.IGNORECASE), family, base) for p, family, base in 
 _PROGRESSIVE = re.compile(r"\b(?:i'm|i’m|i\s+am|we're|we’re|we\s+are)\s+(?!not\b|going\b)"
                           r"(?=\w+ing\b)", re.IGNORECASE)
 
+_MY_PLAN = re.compile(r"\b(?:i'm|i’m|i\s+am)\s+(?!not\b|going\b)(?=\w+ing\b)", re.IGNORECASE)
 _CONJ = (r"when(?:ever)?|if|once|as\s+soon\s+as|after|before|the\s+moment|the\s+day|"
          r"(?:the\s+)?next\s+time|by\s+the\s+time|in\s+case|the\s+minute|the\s+first\s+time|"
          r"until|till|while")
@@ -521,6 +525,8 @@ _DONE = re.compile(
     re.IGNORECASE)
 _DID = re.compile(r"\s*[,;—–-]?\s*(?:and|which)\s+(?:i|we)\s+(?:did|have|had|have\s+done)\b|"
                   r"[,;—–-]\s*(?:i|we)\s+did\b", re.IGNORECASE)
+_MARKED_DONE = re.compile(r"✅|✔|☑|^\s*(?:done|sorted|completed|finished)\s*[:!–-]|"
+                          r"[(\[—–-]\s*(?:done|sorted|completed)\s*[)\]]?\W*$", re.IGNORECASE)
 _EPISTEMIC = re.compile(
     r"^(?:be|have|last|arrive|work|help|suffice|do\s+the\s+trick|come|cover|cost|include|"
     r"contain|involve|mean|matter|count|"
@@ -549,12 +555,13 @@ MAX_SENTENCE = 1000  # characters: a longer run without a full stop is no passin
 LOOK_BACK = 300  # characters before a sentence searched for the date it refers back to
 
 
-def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found) -> None:
+def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found,
+              previous: Unit | None = None) -> None:
     if len(sentence) > MAX_SENTENCE:
         return
     line = unit.line_at(start)
     ctx = _Context(unit, line, sentence, day, _links_in(unit, start, start + len(sentence)),
-                   start)
+                   start, previous)
     item = _ACTION_ITEM.match(sentence)
     if item:
         who = (item.group("who") or item.group("who2") or "").strip().lower()
@@ -587,6 +594,11 @@ def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found) ->
     near = _near_miss(sentence)
     if near:
         ctx.reject(found, near)
+        return
+    plan = _MY_PLAN.search(sentence)
+    if plan and any(d.day > day for d in find_dates(sentence, day)):
+        # "I'm seeing the GP on the 12th": a plan, when its day is still to come
+        _cued(ctx, (plan, "intention", 0.55), found)
         return
     _instruction(ctx, found)
 
@@ -622,6 +634,14 @@ class _Context:
     day: date
     links: tuple[str, ...]
     start: int = 0  # where the sentence starts in the block
+    previous: Unit | None = None  # the block before, for "before then"
+
+    def in_previous_block(self) -> list[DateMention]:
+        """Dates at the end of the block just before (the list item above, say)."""
+        if self.previous is None or self.unit.line - self.previous.line > 3:
+            return []
+        text = self.previous.text[-LOOK_BACK:]
+        return [d for d in find_dates(text, self.day) if not d.past]
 
     @property
     def earlier(self) -> list[DateMention]:
@@ -761,7 +781,8 @@ def _cut_subject(cond: str) -> str:
 def _as_condition(conj: str, cond: str) -> str | None:
     conj = " ".join(conj.lower().split())
     cond = cond.split(",")[0].strip(" .;:!")
-    if not cond or len(cond.split()) < 2 and conj in _BARE_CONJ:
+    if not cond or len(cond.split()) < 2 and conj in _BARE_CONJ or re.fullmatch(
+            r"(?:then|that|that\s+(?:day|time|morning|evening)|now|so)", cond, re.IGNORECASE):
         return None
     return cond if conj in _BARE_CONJ else f"{conj} {cond}"
 
@@ -958,6 +979,9 @@ _LABEL = re.compile(r"^\s*[\w'’ ]{1,30}?\s*(?::|\s[—–-])\s+(?=[a-z])", re.
 
 
 _CLAUSE_STARTS = re.compile(r"(?:[,:;]|\s[—–-])\s+(?:so\s+|then\s+|and\s+)?(?=\w)")
+_PLAN_LABEL = re.compile(r"^\s*(?:plan|plans|next|tomorrow|today|tonight|this\s+week(?:end)?|"
+                         r"weekend|to\s*-?\s*do|errands?|tasks?|goals?|priorit(?:y|ies))"
+                         r"(?:\s+for\s+[\w ]{1,20}?)?\s*[:–-]\s+(?=[a-z])", re.IGNORECASE)
 _SAYS_DO = re.compile(r"\b(?:says?|said|told\s+me)\s+(?:to\s+)?(?=[a-z]+\b)", re.IGNORECASE)
 
 
@@ -968,10 +992,15 @@ def _instruction(ctx: _Context, found: Found) -> None:
     sentence, unit = ctx.sentence, ctx.unit
     listed = bool(unit.list_item and _TODO_LEAD.search(unit.listed_under or ""))
     offset, relayed = 0, False
-    if unit.list_item and not _imperative(sentence, listed=listed):
+    planned = _PLAN_LABEL.match(sentence)  # "Plan for tomorrow: call the bank"
+    if planned:
+        offset, listed = planned.end(), True
+    elif unit.list_item and not _imperative(sentence, listed=listed):
         label = _LABEL.match(sentence)  # "pharmacy: pick up the prescription"
         offset = label.end() if label else 0
     gerund = False
+    if planned and not _imperative(sentence[offset:], listed=True):
+        return
     if not _imperative(sentence[offset:], listed=listed):
         says = _SAYS_DO.search(sentence)
         starts = list(_CLAUSE_STARTS.finditer(sentence)) if unit.list_item else []
@@ -990,6 +1019,8 @@ def _instruction(ctx: _Context, found: Found) -> None:
         confidence, why = 0.65, ["an instruction with a date"]
     elif relayed or gerund:
         return
+    elif planned:
+        confidence, why = 0.7, [f"under “{planned.group(0).strip(' :–-')}”"]
     elif listed:
         confidence, why = 0.7, [f"listed under “{unit.listed_under.strip()[:40]}”"]
     elif condition:
@@ -1049,9 +1080,11 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
     if mention is None and _THEN.search(sentence[clause_start:clause_end]):
         # "…on the 27th, so I need to get it in before then": the nearest date said before
         same = [d for d in mentions if d.start < rest_offset and not d.past]
-        before = [d for d in ctx.earlier if not d.past]
+        before = [d for d in ctx.earlier if not d.past] or ctx.in_previous_block()
         mention = min(same, key=lambda d: d.day) if same else (before[-1] if before else None)
         borrowed = not same and mention is not None
+        if mention is not None:
+            action = _THEN.sub("", action)
     if mention is None and not any(dates_from <= d.start < clause_end for d in mentions):
         before = [d for d in ctx.earlier if not d.past]
         if before and ctx.earlier_sentence_is_last(before[-1]):
@@ -1073,7 +1106,7 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
         why.append(f"“{mention.text}” read as {mention.day.isoformat()}")
         confidence += 0.1
     if _DONE.search(sentence[clause_end:]) or _DONE.search(sentence[clause_start:rest_offset]) \
-            or _DID.search(sentence[rest_offset:]):
+            or _DID.search(sentence[rest_offset:]) or _MARKED_DONE.search(sentence):
         ctx.reject(found, "already done")
         return
     action = _clean_action(f"{subject} {action}" if subject else action)
@@ -1111,8 +1144,9 @@ def _pick_date(mentions: list[DateMention], start: int, end: int) -> DateMention
         return None
     future = [d for d in inside if not d.past] or inside
     deadlines = [d for d in future if d.prep in ("by", "before", "until", "till", "due",
-                                                 "no later than", "on", "for", "within")]
-    return (deadlines or future)[0]
+                                                 "no later than", "within")]
+    named = [d for d in future if d.prep in ("on", "for")]
+    return (deadlines or named or future)[0]
 
 
 def _date_only(text: str, day: date) -> bool:

@@ -46,6 +46,7 @@ def gather(store: Store, settings: Settings) -> dict:
             "SELECT path, line, message FROM warnings ORDER BY path, line")],
         "ledger": _ledger_counts(store),
         "prospective": _prospective_counts(store),
+        "candidates": _candidate_counts(store),
         "config": settings.as_dict(),
     }
 
@@ -53,6 +54,13 @@ def gather(store: Store, settings: Settings) -> dict:
 def _ledger_counts(store: Store) -> dict:
     rows = store.execute("SELECT CASE WHEN present = 1 THEN status ELSE 'removed' END, count(*) "
                          "FROM entries GROUP BY 1")
+    return dict(rows.fetchall())
+
+
+def _candidate_counts(store: Store) -> dict:
+    """Commitments found in notes (`ledger suggest`): open, accepted, rejected, retired."""
+    rows = store.execute("SELECT CASE WHEN present = 1 OR status != 'open' THEN status "
+                         "ELSE 'retired' END, count(*) FROM candidates GROUP BY 1")
     return dict(rows.fetchall())
 
 
