@@ -47,6 +47,26 @@ def load_dev(folder: Path) -> tuple[dict[str, str], list[dict]]:
     return notes, rows
 
 
+def load_blind(folder: Path) -> tuple[dict[str, str], list[dict], dict[str, int]]:
+    """The blind set's format (scripts/eval_data/form, check_gold.py): notes under vault/,
+    gold.json with `commitments` (file, line, text, kind, phrasing, person, due, ...) and
+    `distractors` (file, line, text, why), read into the dev rows' shape. Notes keep their
+    files' modification times (a note without a date in its name or front matter is dated
+    by them, as the indexer does)."""
+    root = folder / "vault"
+    paths = sorted(root.rglob("*.md"))
+    notes = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in paths}
+    mtimes = {p.relative_to(root).as_posix(): p.stat().st_mtime_ns for p in paths}
+    gold = json.loads((folder / "gold.json").read_text(encoding="utf-8"))
+    rows = [{"note": g["file"], "line": g["line"], "quote": g["text"], "label": "commitment",
+             "due": g["due"], "when": g["kind"] == "conditional", "kind": g["kind"],
+             "family": g["phrasing"], "person": g["person"], "id": g["id"]}
+            for g in gold["commitments"]]
+    rows += [{"note": g["file"], "line": g["line"], "quote": g["text"], "label": "distractor",
+              "reason": g["why"], "id": g["id"]} for g in gold["distractors"]]
+    return notes, rows, mtimes
+
+
 def extract_all(notes: dict[str, str], mtimes: dict[str, int] | None = None) -> dict:
     """{note: form.Found} with each note's own day, as the indexer computes it."""
     out = {}
@@ -64,6 +84,24 @@ def extract_all(notes: dict[str, str], mtimes: dict[str, int] | None = None) -> 
 # -- scoring -------------------------------------------------------------------------
 
 
+def same_text(quote: str, text: str) -> bool:
+    """A gold quote and a candidate's sentence say the same thing: one holds the other, or
+    (links written [[Target|label]] in the gold, shown as the label in the candidate)
+    most of the quote's words are the sentence's."""
+    if not quote or not text:
+        return False
+    if quote in text or text in quote:
+        return True
+    words = quote.split()
+    return sum(w in set(text.split()) for w in words) >= 0.8 * len(words)
+
+
+def on_line(row: dict, cand: form.Candidate) -> bool:
+    """Rows with a line (the blind set) must lie within the candidate's lines."""
+    line = row.get("line")
+    return line is None or cand.line <= line <= cand.line + cand.text.count("\n")
+
+
 def match(found: dict, rows: list[dict], threshold: float) -> dict:
     """Pair candidates at or above `threshold` with gold rows (one candidate per row)."""
     by_note = defaultdict(list)
@@ -77,7 +115,7 @@ def match(found: dict, rows: list[dict], threshold: float) -> dict:
                 continue
             text = norm(cand.text)
             rows_here = [i for i, quote in by_note.get(rel, ())
-                         if quote and (quote in text or (text and text in quote))
+                         if same_text(quote, text) and on_line(rows[i], cand)
                          and i not in hits]
             # A sentence holding both a planted commitment and a distractor counts as the
             # commitment: that is what was offered.
@@ -97,6 +135,8 @@ def due_ok(gold, got: date | None) -> bool:
 
 
 def kind_of(row: dict) -> str:
+    if row.get("kind"):
+        return row["kind"]
     if row.get("when"):
         return "conditional"
     return "dated" if row.get("due") else "undated"
@@ -127,12 +167,18 @@ def report(found: dict, rows: list[dict], threshold: float, verbose: bool) -> di
         print(f"| {kind} | {len(planted)} | {len(got)} | "
               f"{len(got) / len(planted) if planted else float('nan'):.3f} | {len(d)} | "
               f"{len(ok)} |")
-    families = Counter(rows[i].get("family", "?") for i in commitments)
-    print("\n| family (gold) | planted | found |")
-    print("|---|---:|---:|")
-    for fam, n in sorted(families.items()):
-        got = sum(1 for i in hits if rows[i].get("family", "?") == fam)
-        print(f"| {fam} | {n} | {got} |")
+    for field, title in (("family", "phrasing (gold)"), ("person", "person (gold)")):
+        values = Counter(rows[i].get(field, "?") for i in commitments)
+        if set(values) == {"?"}:
+            continue
+        print(f"\n| {title} | planted | found |")
+        print("|---|---:|---:|")
+        for value, n in sorted(values.items()):
+            got = sum(1 for i in hits if rows[i].get(field, "?") == value)
+            print(f"| {value} | {n} | {got} |")
+    conditional = [i for i in hits if kind_of(rows[i]) == "conditional"]
+    print(f"\nconditional commitments found with a trigger condition: "
+          f"{sum(1 for i in conditional if hits[i].condition)}/{len(conditional)}")
     distractors = [i for i, r in enumerate(rows) if r["label"] == "distractor"]
     taken = Counter(rows[row]["reason"] for _, _, row in false_pos if row is not None
                     and rows[row]["label"] == "distractor")
@@ -146,7 +192,7 @@ def report(found: dict, rows: list[dict], threshold: float, verbose: bool) -> di
     if verbose:
         for i in commitments:
             if i not in hits:
-                print(f"MISS  {rows[i]['note']}: {rows[i]['quote']}")
+                print(f"MISS  {rows[i]['note']}:{rows[i].get('line', '')}: {rows[i]['quote']}")
         for i in dated:
             if not due_ok(rows[i]["due"], hits[i].due):
                 print(f"DATE  {rows[i]['note']}: {rows[i]['quote']} gold {rows[i]['due']} "
@@ -411,7 +457,8 @@ def report_e2e(results: list[dict], seconds: float) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", default="form_dev", help="a folder under scripts/eval_data")
+    ap.add_argument("--set", default="form_dev", help="a folder under scripts/eval_data: form_dev "
+                    "(the author's dev set) or form (the blind set)")
     ap.add_argument("--threshold", type=float, default=config.DEFAULTS.form_confidence)
     ap.add_argument("--sweep", action="store_true", help="precision and recall by threshold")
     ap.add_argument("--dates", action="store_true", help="date resolution on Recognizers-Text")
@@ -426,8 +473,11 @@ def main() -> None:
         e2e(args.limit)
         return
     folder = DATA / args.set
-    notes, rows = load_dev(folder)
-    found = extract_all(notes)
+    if (folder / "vault").is_dir():
+        notes, rows, mtimes = load_blind(folder)
+    else:
+        (notes, rows), mtimes = load_dev(folder), None
+    found = extract_all(notes, mtimes)
     print(f"# {args.set}: {len(notes)} notes, {sum(r['label'] == 'commitment' for r in rows)} "
           f"commitments, {sum(r['label'] == 'distractor' for r in rows)} distractors")
     report(found, rows, args.threshold, args.verbose)
