@@ -51,12 +51,15 @@ def load_blind(folder: Path) -> tuple[dict[str, str], list[dict], dict[str, int]
     """The blind set's format (scripts/eval_data/form, check_gold.py): notes under vault/,
     gold.json with `commitments` (file, line, text, kind, phrasing, person, due, ...) and
     `distractors` (file, line, text, why), read into the dev rows' shape. Notes keep their
-    files' modification times (a note without a date in its name or front matter is dated
-    by them, as the indexer does)."""
+    files' modification times as their author set them (a note without a date in its name
+    or front matter is dated by them, as the indexer does), from `<set>.mtimes.json`."""
     root = folder / "vault"
     paths = sorted(root.rglob("*.md"))
     notes = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in paths}
     mtimes = {p.relative_to(root).as_posix(): p.stat().st_mtime_ns for p in paths}
+    kept = folder.with_name(folder.name + ".mtimes.json")  # git does not keep them
+    if kept.exists():
+        mtimes.update(json.loads(kept.read_text(encoding="utf-8"))["mtime_ns"])
     gold = json.loads((folder / "gold.json").read_text(encoding="utf-8"))
     rows = [{"note": g["file"], "line": g["line"], "quote": g["text"], "label": "commitment",
              "due": g["due"], "when": g["kind"] == "conditional", "kind": g["kind"],
