@@ -152,3 +152,25 @@ def test_the_edges_of_the_calendar_do_not_raise():
     text = "tomorrow, next week, in 3 years, by Christmas, yesterday, last month, the 31st"
     assert find_dates(text, date.max) is not None
     assert find_dates(text, date.min) is not None
+
+
+DATE_WORDS = ("thus", "thu", "thur", "thurs", "tues", "mon", "monday", "sunny", "wed",
+              "wedding", "sat", "fri", "12", "3rd", "the", "of", "March", "mar", "next", "this",
+              "by", "on", "in", "two", "weeks", "end", "month", "tomorrow", "at", "5pm", ",",
+              "before", "after", "2026-08-15", "15/08", "week", "weekend", "Christmas")
+
+
+@given(st.lists(st.sampled_from(DATE_WORDS), max_size=12), st.dates())
+@settings(max_examples=400, deadline=None)
+def test_sentences_of_date_words_never_raise(words, anchor):
+    text = " ".join(words)
+    for m in find_dates(text, anchor):
+        assert text[m.start:m.end] == m.text
+
+
+@pytest.mark.parametrize("text", ["We met thus 12 times.", "Thus 3 of us went.",
+                                  "The wedding 5 of May", "A sunny 4th of July"])
+def test_words_that_start_like_weekdays_are_not_weekdays(text):
+    found = find_dates(text, date(2026, 1, 1))
+    assert all("thus" not in m.text.lower() and "wedding" not in m.text.lower()
+               and "sunny" not in m.text.lower() for m in found)

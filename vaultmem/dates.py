@@ -52,7 +52,7 @@ PREPOSITIONS = ("no later than", "ahead of", "by", "before", "on", "until", "til
                 "til", "from", "after", "in", "within", "for", "due", "around", "at")
 
 _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_WD_ANY = _WD[:-1] + r"|(?:mon|tues?|wed|thur?s?|fri|sat|sun)\.?)"
+_WD_ANY = _WD[:-1] + r"|(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?)"
 _MON = (r"(?:january|february|march|april|may|june|july|august|september|october|"
         r"november|december|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?)")
 _ORD_WORDS = "|".join(sorted(_ORDINALS, key=len, reverse=True))
@@ -314,7 +314,7 @@ def _weekday_week(m: re.Match, anchor: date) -> Resolved:
 @_rule(rf"(?P<which>this\s+coming|this\s+past|this|next|last|previous|past|coming|following)?"
        rf"\s*(?P<wd>{_WD})(?:\s+of\s+(?P<wk>this|next|last)\s+week)?|"
        rf"(?P<which3>this|next|last|coming|on|by|before|until|till|from)\s+"
-       rf"(?P<wd3>(?-i:Mon|Tues?|Wed|Thur?s?|Fri|Sat|Sun)\b\.?)|"
+       rf"(?P<wd3>(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?)|"
        rf"(?P<wk2>this|next)\s+week(?:'s)?\s+(?:on\s+)?(?P<wd2>{_WD})")
 def _weekday(m: re.Match, anchor: date) -> Resolved:
     wd = _weekday_number(m["wd"] or m["wd2"] or m["wd3"])
