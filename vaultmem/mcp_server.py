@@ -33,7 +33,7 @@ from pydantic import Field, ValidationError
 
 from . import __version__
 from .errors import BusyError, UsageError, VaultmemError
-from .freshness import GONE, Freshness
+from .freshness import GONE, HERE, Freshness
 from .render import json_text
 from .watch import indexed_line
 
@@ -126,25 +126,29 @@ class Service:
         if verdict is False:
             return []
         if verdict is not True:
-            then = ("until it is back" if verdict == GONE
-                    else "until the server is restarted on it")
-            return [f"{self.fresh.folder.describe(verdict)}: answered from the index as it "
-                    f"was; nothing is indexed {then}"]
+            return [self._away(verdict)]
         try:
             report = self.vault.index()
-        except VaultmemError as exc:
+        except Exception as exc:
             self.fresh.mark_dirty()
+            state = self.fresh.folder.state()
+            if state != HERE:  # it went away during the run
+                return [self._away(state)]
             if isinstance(exc, BusyError):
                 return ["another vaultmem process is writing the index: answered from the "
                         "index as it is (it may miss the latest edits); the next call "
                         "catches up"]
-            return [f"the index could not be brought up to date ({exc}): answered from "
-                    "the index as it is"]
-        except BaseException:
-            self.fresh.mark_dirty()
+            if isinstance(exc, VaultmemError):
+                return [f"the index could not be brought up to date ({exc}): answered "
+                        "from the index as it is"]
             raise
         say(indexed_line(report))
         return []
+
+    def _away(self, state: str) -> str:
+        then = "until it is back" if state == GONE else "until the server is restarted on it"
+        return (f"{self.fresh.folder.describe(state)}: answered from the index as it was; "
+                f"nothing is indexed {then}")
 
     def close(self) -> None:
         def work():

@@ -123,6 +123,8 @@ def _follow(vault, watcher: Watcher, signals: Signals) -> None:
 
 
 def _index(vault, watcher: Watcher, signals: Signals) -> None:
+    if watcher.folder.state() != HERE:
+        return  # the batch that woke us may be the folder itself going away
     dirty, paths = watcher.take()
     if not dirty:
         return
@@ -134,6 +136,11 @@ def _index(vault, watcher: Watcher, signals: Signals) -> None:
         say(f"another vaultmem run is writing the index: trying again in {BUSY_RETRY:.0f} s")
         signals.stop.wait(BUSY_RETRY)
         return
+    except (OSError, VaultmemError):
+        watcher.mark_dirty()
+        if watcher.folder.state() == HERE:
+            raise
+        return  # the folder went away during the run: wait for it, then run again
     finally:
         signals.indexing = False
     say(indexed_line(report, paths))
