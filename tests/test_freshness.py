@@ -89,32 +89,30 @@ def test_the_store_dot_files_and_other_folders_do_not_make_it_dirty(root):
         f.close()
 
 
-def test_a_large_batch_is_dirty_whatever_it_names(root):
+@pytest.fixture
+def watcher(root):
+    w = Watcher(Scope(root, root / ".vaultmem" / "vaultmem.db"), Folder(root), step_ms=5,
+                debounce_ms=50)
+    yield w
+    w.close()
+
+
+def test_a_large_batch_is_dirty_whatever_it_names(watcher, root):
     """An inotify overflow is dropped silently by notify; a batch that large may hide one."""
-    scope = Scope(root, root / ".vaultmem" / "vaultmem.db")
-    watcher = Watcher(scope, Folder(root), step_ms=5, debounce_ms=50)
-    try:
-        watcher.take_dirty()
-        ignored = os.path.join(str(root), ".git", "objects")
-        watcher._take({(1, f"{ignored}/{i}") for i in range(BURST - 1)})
-        assert watcher.take_dirty() is False
-        watcher._take({(1, f"{ignored}/{i}") for i in range(BURST)})
-        assert watcher.take_dirty() is True
-    finally:
-        watcher.close()
+    watcher.take_dirty()
+    ignored = os.path.join(str(root), ".git", "objects")
+    watcher._take({(1, f"{ignored}/{i}") for i in range(BURST - 1)})
+    assert watcher.take_dirty() is False
+    watcher._take({(1, f"{ignored}/{i}") for i in range(BURST)})
+    assert watcher.take_dirty() is True
 
 
-def test_take_names_the_changed_notes(root):
-    scope = Scope(root, root / ".vaultmem" / "vaultmem.db")
-    watcher = Watcher(scope, Folder(root), step_ms=5, debounce_ms=50)
-    try:
-        watcher.take()
-        (root / "notes" / "a.md").write_text("# A\nchanged\n")
-        assert watcher.sync()
-        dirty, paths = watcher.take()
-        assert dirty and "notes/a.md" in paths
-    finally:
-        watcher.close()
+def test_take_names_the_changed_notes(watcher, root):
+    watcher.take()
+    (root / "notes" / "a.md").write_text("# A\nchanged\n")
+    assert watcher.sync()
+    dirty, paths = watcher.take()
+    assert dirty and "notes/a.md" in paths
 
 
 def test_folder_gone_back_and_replaced(root, tmp_path):

@@ -171,23 +171,16 @@ def error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
-def _when(now: str | None) -> datetime | None:
-    if now is None:
-        return None
-    try:
-        return datetime.fromisoformat(now.strip())
-    except ValueError:
-        raise UsageError(f"now {now!r} is not an ISO date or datetime, e.g. 2026-08-15 or "
-                         "2026-08-15T09:30") from None
+FORMATS = {datetime: "an ISO date or datetime, e.g. 2026-08-15 or 2026-08-15T09:30",
+           date: "a date: use YYYY-MM-DD"}
 
 
-def _day(value: str | None) -> date | None:
-    if value is None:
-        return None
+def _iso(kind: type, value: str | None, what: str):
+    """`value` parsed as a `kind` (datetime or date); None stays None."""
     try:
-        return date.fromisoformat(value.strip())
+        return None if value is None else kind.fromisoformat(value.strip())
     except ValueError:
-        raise UsageError(f"due {value!r} is not a date: use YYYY-MM-DD") from None
+        raise UsageError(f"{what} {value!r} is not {FORMATS[kind]}") from None
 
 
 READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
@@ -243,10 +236,10 @@ class Tools:
         from disk (never returned). Notes edited, added or deleted on disk are reflected.
         """
         def run(vault):
-            return vault.query(text, now=_when(now), log=log, limit=limit, prefix=prefix,
-                               weight=weight, mode=mode, prospective=not no_prospective,
-                               floor=floor, include_closed=include_closed,
-                               explain=explain).as_dict()
+            return vault.query(text, now=_iso(datetime, now, "now"), log=log, limit=limit,
+                               prefix=prefix, weight=weight, mode=mode,
+                               prospective=not no_prospective, floor=floor,
+                               include_closed=include_closed, explain=explain).as_dict()
         return await self.service.call(run)
 
     async def get_note(
@@ -283,8 +276,8 @@ class Tools:
         written), `notes` (the notes it concerns). A read: asking twice gives the same
         answer. Use it when the user asks what is due, or to check a situation.
         """
-        return await self.service.call(
-            lambda vault: vault.due(context=context, now=_when(now), horizon=horizon).as_dict())
+        return await self.service.call(lambda vault: vault.due(
+            context=context, now=_iso(datetime, now, "now"), horizon=horizon).as_dict())
 
     async def ledger(
         self,
@@ -334,7 +327,7 @@ class Tools:
         next answer. Ask the user before recording something they did not ask for.
         """
         def run(vault):
-            return vault.add_commitment(text, due=_day(due), when=when,
+            return vault.add_commitment(text, due=_iso(date, due, "due"), when=when,
                                         links=tuple(links or ()), project=project).as_dict()
         return await self.service.call(run, fresh=False)
 
