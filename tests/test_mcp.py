@@ -43,7 +43,7 @@ def session(root: Path, calls, *, watch: bool = True):
     try:
         return anyio.run(main)
     finally:
-        service.close()
+        assert service.close(timeout=30)
 
 
 def doc(result) -> dict:

@@ -110,3 +110,19 @@ def test_without_an_index_the_server_says_so_and_exits_1(tmp_path):
     proc = vaultmem("mcp", "--vault", str(tmp_path))
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith("vaultmem: no index at") and "Traceback" not in proc.stderr
+
+
+def test_sigterm_stops_the_server_cleanly(vault):
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "vaultmem", "mcp", "--vault", str(vault)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while "serving" not in (line := proc.stderr.readline()) and time.monotonic() < deadline:
+        assert line, "the server exited before serving"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and out == ""
+    assert "Traceback" not in err

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import os
 import queue
 import signal
 import sys
@@ -150,14 +151,17 @@ class Service:
         return (f"{self.fresh.folder.describe(state)}: answered from the index as it was; "
                 f"nothing is indexed {then}")
 
-    def close(self) -> None:
+    def close(self, timeout: float) -> bool:
+        """Stop the watcher and close the vault once the call in progress ends; False if
+        it did not end within `timeout` (a model load or an index run)."""
         def work():
             self.fresh.close()
             self.vault.close()
         try:
-            self.owner.submit(work).result(timeout=3)
-        except Exception:  # noqa: BLE001 - an index run still going: the process ends anyway
-            pass
+            self.owner.submit(work).result(timeout=timeout)
+        except Exception:  # noqa: BLE001 - a timeout, or the close itself failed
+            return False
+        return True
 
 
 def result(doc: dict, notes: list[str]) -> CallToolResult:
@@ -382,19 +386,35 @@ def build(service: Service) -> Server:
 def serve(path: Path | None, db: Path | None, *, watch: bool = True,
           debug: bool = False) -> None:
     """Open the vault (a missing index or folder raises VaultmemError before serving),
-    load the model, and answer MCP requests on stdin/stdout until stdin closes."""
-    service = Service(path, db, watch=watch, debug=debug)
-    say(f"serving {service.vault.settings.vault} (index {service.vault.settings.db})")
-    service.warm()
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    load the model, and answer MCP requests on stdin/stdout until stdin closes or a
+    SIGTERM / SIGINT comes; then exit 0."""
+    previous = signal.signal(signal.SIGTERM, _interrupt), signal.getsignal(signal.SIGINT)
+    service = None
     try:
+        service = Service(path, db, watch=watch, debug=debug)
+        say(f"serving {service.vault.settings.vault} (index {service.vault.settings.db})")
+        service.warm()
         build(service).run("stdio")
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
-        service.close()
+        signal.signal(signal.SIGTERM, _exit_now)  # a signal during the close: go at once
+        signal.signal(signal.SIGINT, _exit_now)
+        if service is not None and not service.close(timeout=10):
+            # The vault's thread is inside the model or an index run: ending the process
+            # there is safe for SQLite (an open transaction is rolled back on the next
+            # open, and the indexer finishes the rest), while a normal interpreter exit
+            # would tear onnxruntime's threads down under it and abort.
+            _exit_now()
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
 
 
 def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
+
+
+def _exit_now(*_) -> None:
+    say("stopped while a model load or an index run was in progress")
+    sys.stdout.flush()
+    os._exit(0)
