@@ -18,7 +18,7 @@ import pytest
 from vaultmem import Vault
 from vaultmem.watch import Signals, Stopped, indexed_line
 
-pytestmark = pytest.mark.integration
+integration = pytest.mark.integration  # the subprocess tests run the real model
 
 
 class Watch:
@@ -76,6 +76,7 @@ def indexed_hash_matches(root: Path, rel: str) -> bool:
         return v.get(rel).changed_since_index is False
 
 
+@integration
 def test_watch_indexes_edits_and_stops_cleanly_on_sigterm(root):
     watch = Watch(root)
     try:
@@ -97,6 +98,7 @@ def test_watch_indexes_edits_and_stops_cleanly_on_sigterm(root):
     assert not any("Traceback" in line for line in watch.seen)
 
 
+@integration
 def test_watch_waits_for_a_renamed_vault_and_catches_up(root, tmp_path):
     watch = Watch(root)
     try:
@@ -115,6 +117,7 @@ def test_watch_waits_for_a_renamed_vault_and_catches_up(root, tmp_path):
     assert code == 0
 
 
+@integration
 def test_watch_refuses_a_different_folder_at_the_vault_path(root, tmp_path):
     watch = Watch(root)
     try:
@@ -128,6 +131,7 @@ def test_watch_refuses_a_different_folder_at_the_vault_path(root, tmp_path):
             watch.stop(signal.SIGKILL)
 
 
+@integration
 def test_sigterm_during_an_index_run_stops_it_between_transactions(tmp_path):
     root = tmp_path / "big"
     (root / "n").mkdir(parents=True)
