@@ -196,6 +196,8 @@ def run(base: Path, args) -> None:
     row(f"MCP search round trip p50 (n={len(s)})", ms(pct(s, .5)), "target <= 60 ms")
     row("MCP search round trip p95", ms(pct(s, .95)), "target <= 150 ms")
     row("  of which the query itself, p50 (`seconds`)", ms(statistics.median(mcp["inside"])))
+    row("  the rest (freshness sync, protocol, threads), p50",
+        ms(statistics.median(t - q for t, q in zip(s, mcp["inside"], strict=True))))
     row("MCP search right after an edit, median of 3", ms(statistics.median(mcp["after_edit"]),
                                                           0), "one note re-indexed")
     row(f"cold `vaultmem query` subprocess, median of {len(cold)}",
