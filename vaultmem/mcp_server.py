@@ -339,8 +339,9 @@ class Tools:
         """What is indexed: the `vaultmem status --json` document.
 
         `counts` (notes, deleted, chunks, links, unresolved_links, tags, …), `last_runs`
-        (the last index and salience runs), unresolved links, warnings (files that could
-        not be read or parsed, ledger lines with problems), and every effective setting.
+        (the last index and salience runs), `unresolved_links` (source, line, target),
+        `warnings` (files that could not be read or parsed, ledger lines with problems),
+        `ledger` and `prospective` (counts by status), `config` (every effective setting).
         """
         return await self.service.call(lambda vault: vault.status().as_dict())
 
