@@ -76,59 +76,54 @@ def indexed_hash_matches(root: Path, rel: str) -> bool:
         return v.get(rel).changed_since_index is False
 
 
-@integration
-def test_watch_indexes_edits_and_stops_cleanly_on_sigterm(root):
+@pytest.fixture
+def watching(root):
+    """`vaultmem watch root`, once its catch-up run is done; killed if a test left it."""
     watch = Watch(root)
-    try:
-        watch.expect("watching")
-        assert "2 new" in watch.expect("indexed in")
-        (root / "notes" / "bike.md").write_text("# Bike\n\nNew inner tube, pumped to 4 bar.\n")
-        line = watch.expect("indexed in")
-        assert "1 modified" in line and "notes/bike.md" in line
-        assert indexed_hash_matches(root, "notes/bike.md")
-        (root / "notes" / "new.md").write_text("# New\n\nA fresh note.\n")
-        (root / ".obsidian").mkdir()
-        (root / ".obsidian" / "workspace.json").write_text("{}")
-        line = watch.expect("indexed in")
-        assert "1 new" in line and "notes/new.md" in line and ".obsidian" not in line
-    finally:
-        code = watch.stop(signal.SIGTERM)
-    assert code == 0 and watch.proc.stdout.read() == ""
-    assert watch.seen[-1] == "vaultmem watch: stopped"
-    assert not any("Traceback" in line for line in watch.seen)
+    watch.expect("indexed in")
+    yield watch
+    if watch.proc.poll() is None:
+        watch.stop(signal.SIGKILL)
 
 
 @integration
-def test_watch_waits_for_a_renamed_vault_and_catches_up(root, tmp_path):
-    watch = Watch(root)
-    try:
-        watch.expect("indexed in")
-        root.rename(tmp_path / "away")
-        watch.expect("is gone (renamed, moved, deleted or unmounted): waiting for it")
-        (tmp_path / "away" / "notes" / "soup.md").write_text("# Soup\n\nNow with barley.\n")
-        (tmp_path / "away").rename(root)
-        watch.expect("is back")
-        assert "1 modified" in watch.expect("indexed in")
-        assert indexed_hash_matches(root, "notes/soup.md")
-        with Vault.open(root) as v:
-            assert v.status().as_dict()["counts"]["deleted"] == 0  # never indexed as empty
-    finally:
-        code = watch.stop(signal.SIGINT)
-    assert code == 0
+def test_watch_indexes_edits_and_stops_cleanly_on_sigterm(watching, root):
+    assert watching.seen[0].startswith("vaultmem watch: watching") and "2 new" in \
+        watching.seen[-1]
+    (root / "notes" / "bike.md").write_text("# Bike\n\nNew inner tube, pumped to 4 bar.\n")
+    line = watching.expect("indexed in")
+    assert "1 modified" in line and "notes/bike.md" in line
+    assert indexed_hash_matches(root, "notes/bike.md")
+    (root / "notes" / "new.md").write_text("# New\n\nA fresh note.\n")
+    (root / ".obsidian").mkdir()
+    (root / ".obsidian" / "workspace.json").write_text("{}")
+    line = watching.expect("indexed in")
+    assert "1 new" in line and "notes/new.md" in line and ".obsidian" not in line
+    assert watching.stop(signal.SIGTERM) == 0 and watching.proc.stdout.read() == ""
+    assert watching.seen[-1] == "vaultmem watch: stopped"
+    assert not any("Traceback" in line for line in watching.seen)
 
 
 @integration
-def test_watch_refuses_a_different_folder_at_the_vault_path(root, tmp_path):
-    watch = Watch(root)
-    try:
-        watch.expect("indexed in")
-        root.rename(tmp_path / "old")
-        shutil.copytree(tmp_path / "old", root)
-        watch.expect("is a different folder now")
-        assert watch.proc.wait(timeout=30) == 1
-    finally:
-        if watch.proc.poll() is None:
-            watch.stop(signal.SIGKILL)
+def test_watch_waits_for_a_renamed_vault_and_catches_up(watching, root, tmp_path):
+    root.rename(tmp_path / "away")
+    watching.expect("is gone (renamed, moved, deleted or unmounted): waiting for it")
+    (tmp_path / "away" / "notes" / "soup.md").write_text("# Soup\n\nNow with barley.\n")
+    (tmp_path / "away").rename(root)
+    watching.expect("is back")
+    assert "1 modified" in watching.expect("indexed in")
+    assert indexed_hash_matches(root, "notes/soup.md")
+    with Vault.open(root) as v:
+        assert v.status().as_dict()["counts"]["deleted"] == 0  # never indexed as empty
+    assert watching.stop(signal.SIGINT) == 0
+
+
+@integration
+def test_watch_refuses_a_different_folder_at_the_vault_path(watching, root, tmp_path):
+    root.rename(tmp_path / "old")
+    shutil.copytree(tmp_path / "old", root)
+    watching.expect("is a different folder now")
+    assert watching.proc.wait(timeout=30) == 1
 
 
 @integration
