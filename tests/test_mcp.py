@@ -254,3 +254,26 @@ def test_search_logs_mentions_unless_asked_not_to(root):
     assert session(root, calls) == before
     assert mentions() == before + 3
     assert os.environ.get("VAULTMEM_VAULT") is None  # the tests name the vault explicitly
+
+
+def test_an_indexer_failure_still_answers_from_the_store(root, monkeypatch):
+    import vaultmem.indexer as indexer
+
+    def broken(*args, **kwargs):
+        raise KeyError("thus")
+
+    async def calls(client):
+        await client.call_tool("status", {})
+        (root / "inbox.md").write_text("# Inbox\nxylophone lessons\n")
+        monkeypatch.setattr(indexer, "index_vault", broken)
+        ask = {"text": "xylophone", "log": False, "mode": "lexical", "no_prospective": True}
+        failed = await client.call_tool("search", ask)
+        monkeypatch.undo()
+        return failed, await client.call_tool("search", ask)
+
+    failed, after = session(root, calls)
+    assert "inbox.md" not in [h["path"] for h in doc(failed)["results"]]
+    assert notes_of(failed) == [
+        "note: the index could not be brought up to date (internal error: KeyError: 'thus'): "
+        "answered from the index as it is"]
+    assert doc(after)["results"][0]["path"] == "inbox.md" and notes_of(after) == []

@@ -139,10 +139,14 @@ class Service:
                 return ["another vaultmem process is writing the index: answered from the "
                         "index as it is (it may miss the latest edits); the next call "
                         "catches up"]
-            if isinstance(exc, VaultmemError):
-                return [f"the index could not be brought up to date ({exc}): answered "
-                        "from the index as it is"]
-            raise
+            # Anything else (a bug in the indexer) must not cost the agent its answers.
+            why = str(exc) if isinstance(exc, VaultmemError) else \
+                f"internal error: {type(exc).__name__}: {exc}"
+            if self.debug and not isinstance(exc, VaultmemError):
+                traceback.print_exc(file=sys.stderr)
+            say(f"index run failed: {why}")
+            return [f"the index could not be brought up to date ({why}): answered from "
+                    "the index as it is"]
         say(indexed_line(report))
         return []
 
