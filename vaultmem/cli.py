@@ -414,3 +414,39 @@ def _env_debug() -> str | None:
 
 def entry() -> None:
     sys.exit(main())
+
+
+@app.command("mcp")
+def mcp_server(
+    no_watch: Annotated[bool, typer.Option(
+        "--no-watch", help="Check the vault with a walk before each answer instead of a file "
+                           "watcher (for file systems without change notification).")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, debug: DebugOpt = False,
+) -> None:
+    """Serve the vault to agents: an MCP server on stdio, the index kept fresh.
+
+    Tools: search, get_note, due, ledger, ledger_history, add_commitment, status. The
+    model loads once; before each answer, edits made on disk are indexed.
+    """
+    from .mcp_server import serve
+
+    serve(vault, db, watch=not no_watch, debug=debug)
+
+
+@app.command("watch")
+def watch(
+    vault_arg: Annotated[Path | None, typer.Argument(
+        metavar="[VAULT]", help="Vault folder (or --vault).", show_default=False)] = None,
+    debounce: Annotated[int, typer.Option(
+        "--debounce", min=10, help="Milliseconds the vault must stay quiet before an "
+                                   "index run.")] = 500,
+    vault: VaultOpt = None, db: DbOpt = None, debug: DebugOpt = False,
+) -> None:
+    """Stay running and index as files change (debounced); Ctrl-C or SIGTERM stops it.
+
+    One line per index run on stderr. If the vault folder is renamed, moved or unmounted,
+    it waits for the same folder to come back; a different folder at that path exits 1.
+    """
+    from .watch import run
+
+    raise typer.Exit(run(vault_arg or vault, db, debounce_ms=debounce))

@@ -38,9 +38,14 @@ def _default(obj):
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
+def json_text(doc, indent: int | None = 2) -> str:
+    """A document as JSON text, as `--json` prints it (dates as ISO strings)."""
+    return json.dumps(doc, ensure_ascii=False, indent=indent, default=_default)
+
+
 def emit_json(doc) -> None:
     """Exactly one JSON document on stdout."""
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=_default) + "\n")
+    sys.stdout.write(json_text(doc) + "\n")
 
 
 def warn(message: str) -> None:

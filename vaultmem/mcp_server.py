@@ -1,0 +1,425 @@
+"""`vaultmem mcp`: a Model Context Protocol server on stdio, a thin client of `Vault`.
+
+Every tool is one `Vault` call, and its answer is the matching command's `--json`
+document (as JSON text, and as structured content). One thread owns the vault (a SQLite
+connection belongs to the thread that opened it) and runs the calls in turn; the model
+is loaded once, when the server starts. Before each read the index is brought up to
+date with the incremental indexer when `freshness.Freshness` says the vault changed
+(a file watcher with a sync cookie: a few ms, whatever the vault's size). When another
+process holds the store's writer lock, the answer comes from the store as it is, with
+a note saying so. Failures are tool errors carrying vaultmem's one-line message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import queue
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Future
+from datetime import date, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from . import __version__
+from .errors import BusyError, UsageError, VaultmemError
+from .freshness import GONE, HERE, Freshness
+from .render import json_text
+from .watch import indexed_line
+
+INSTRUCTIONS = """\
+vaultmem indexes the user's markdown notes vault (Obsidian-style) and a ledger of their
+commitments. Use `search` to find notes on anything the user asks about (pass the user's
+situation as the text: commitments whose condition it matches fire and lift their notes),
+`get_note` to read one in full, `due` for what needs doing now, `ledger` and
+`ledger_history` for the commitments, `add_commitment` to record a new one the user states,
+and `status` for what is indexed. Paths are vault-relative. Every answer reflects the
+vault as it is on disk at the time of the call."""
+
+
+def say(message: str) -> None:
+    """One line for the person running the server (stdout is the protocol)."""
+    sys.stderr.write(f"vaultmem mcp: {message}\n")
+    sys.stderr.flush()
+
+
+class _Owner:
+    """One daemon thread that runs every call on the vault, in order."""
+
+    def __init__(self):
+        self._calls: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._loop, name="vaultmem-vault", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            fn, future = self._calls.get()
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn())
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                    future.set_exception(exc)
+
+    def submit(self, fn: Callable[[], Any]) -> Future:
+        future: Future = Future()
+        self._calls.put((fn, future))
+        return future
+
+
+class Service:
+    """The vault, its freshness check and the thread they live on."""
+
+    def __init__(self, path: Path | None, db: Path | None, *, watch: bool = True,
+                 debug: bool = False, embedder=None):
+        self.debug = debug
+        self.owner = _Owner()
+        self.vault = self.owner.submit(lambda: self._open(path, db, watch, embedder)).result()
+
+    def _open(self, path, db, watch, embedder):
+        from .api import Vault
+
+        vault = Vault.open(path, db, embedder=embedder)
+        self.fresh = Freshness(vault.settings.vault, vault.settings.db, say=say, watch=watch)
+        return vault
+
+    def warm(self) -> None:
+        """Load the model and catch the index up, before the first request."""
+        def work():
+            try:
+                self.vault.embedder.embed(["warm-up"])
+                for note in self._freshen():
+                    say(note)
+            except VaultmemError as exc:
+                say(str(exc))
+        self.owner.submit(work)
+
+    async def call(self, fn: Callable[[Any], dict], *, fresh: bool = True) -> CallToolResult:
+        """Run `fn(vault)` on the vault's thread (after bringing the index up to date
+        when `fresh`); its document becomes the tool result."""
+        return await asyncio.wrap_future(self.owner.submit(lambda: self._answer(fn, fresh)))
+
+    def _answer(self, fn, fresh: bool) -> CallToolResult:
+        try:
+            notes = self._freshen() if fresh else []
+            return result(fn(self.vault), notes)
+        except VaultmemError as exc:
+            return error(str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug: one line for the agent
+            if self.debug:
+                traceback.print_exc(file=sys.stderr)
+            return error(f"internal error: {type(exc).__name__}: {exc} (start the server "
+                         "with --debug for the traceback on stderr)")
+
+    def _freshen(self) -> list[str]:
+        """Index if the vault changed since the last run; notes on anything that kept
+        the answer from being fresh."""
+        verdict = self.fresh.check()
+        if verdict is False:
+            return []
+        if verdict is not True:
+            return [self._away(verdict)]
+        try:
+            report = self.vault.index()
+        except Exception as exc:
+            self.fresh.mark_dirty()
+            state = self.fresh.folder.state()
+            if state != HERE:  # it went away during the run
+                return [self._away(state)]
+            if isinstance(exc, BusyError):
+                return ["another vaultmem process is writing the index: answered from the "
+                        "index as it is (it may miss the latest edits); the next call "
+                        "catches up"]
+            # Anything else (a bug in the indexer) must not cost the agent its answers.
+            why = str(exc) if isinstance(exc, VaultmemError) else \
+                f"internal error: {type(exc).__name__}: {exc}"
+            if self.debug and not isinstance(exc, VaultmemError):
+                traceback.print_exc(file=sys.stderr)
+            say(f"index run failed: {why}")
+            return [f"the index could not be brought up to date ({why}): answered from "
+                    "the index as it is"]
+        say(indexed_line(report))
+        return []
+
+    def _away(self, state: str) -> str:
+        then = "until it is back" if state == GONE else "until the server is restarted on it"
+        return (f"{self.fresh.folder.describe(state)}: answered from the index as it was; "
+                f"nothing is indexed {then}")
+
+    def close(self, timeout: float) -> bool:
+        """Stop the watcher and close the vault once the call in progress ends; False if
+        it did not end within `timeout` (a model load or an index run)."""
+        def work():
+            self.fresh.close()
+            self.vault.close()
+        try:
+            self.owner.submit(work).result(timeout=timeout)
+        except Exception:  # noqa: BLE001 - a timeout, or the close itself failed
+            return False
+        return True
+
+
+def result(doc: dict, notes: list[str]) -> CallToolResult:
+    text = json_text(doc, indent=None)
+    content = [TextContent(type="text", text=text)]
+    content += [TextContent(type="text", text=f"note: {note}") for note in notes]
+    return CallToolResult(content=content, structured_content=json.loads(text))
+
+
+def error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+FORMATS = {datetime: "an ISO date or datetime, e.g. 2026-08-15 or 2026-08-15T09:30",
+           date: "a date: use YYYY-MM-DD"}
+
+
+def _iso(kind: type, value: str | None, what: str):
+    """`value` parsed as a `kind` (datetime or date); None stays None."""
+    try:
+        return None if value is None else kind.fromisoformat(value.strip())
+    except ValueError:
+        raise UsageError(f"{what} {value!r} is not {FORMATS[kind]}") from None
+
+
+READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+APPEND = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
+                         openWorldHint=False)
+Now = Annotated[str | None, Field(
+    description="The current time as an ISO date or datetime (2026-08-15, 2026-08-15T09:30); "
+                "default: the clock. Decides which dated commitments have arrived.")]
+
+
+class Tools:
+    """The tools. Each docstring is the description an agent reads."""
+
+    def __init__(self, service: Service):
+        self.service = service
+
+    async def search(
+        self,
+        text: Annotated[str, Field(description=(
+            "What to look for, in plain words; or the user's current situation, which is "
+            "also matched against commitment conditions."))],
+        limit: Annotated[int, Field(ge=1, description="How many notes to return.")] = 10,
+        prefix: Annotated[str | None, Field(description=(
+            "Only notes under this vault-relative folder, e.g. 'projects/house'."))] = None,
+        weight: Annotated[float | None, Field(ge=0, description=(
+            "How much standing salience (importance, activity, links, commitments, "
+            "recency) lifts a note; default from the vault's config (0.3)."))] = None,
+        no_prospective: Annotated[bool, Field(description=(
+            "Plain relevance only: no salience, no lift from firing commitments."))] = False,
+        floor: Annotated[bool, Field(description=(
+            "Pin the notes of commitments the text is about above the ranked list "
+            "(pinned: true)."))] = False,
+        include_closed: Annotated[bool, Field(description=(
+            "Also return closed and stale plans, ideas, decisions and questions."))] = False,
+        explain: Annotated[bool, Field(description=(
+            "Add each result's score components (explain)."))] = False,
+        mode: Annotated[Literal["hybrid", "dense", "lexical"] | None, Field(description=(
+            "hybrid (words and meaning, the default), dense (meaning only) or lexical "
+            "(words only)."))] = None,
+        now: Now = None,
+        log: Annotated[bool, Field(description=(
+            "Count the top results as mentions for salience, as a user's query does."))] = True,
+    ) -> CallToolResult:
+        """Search the user's notes vault; the first tool for any question about their notes.
+
+        Returns the `vaultmem query --json` document: `results` ranked best first, each with
+        `rank`, `path` (vault-relative: pass it to get_note), `title`, `score` (the ranking
+        score), `cosine` (relevance to the text), `salience` (standing 0-1), `firing` (a
+        commitment linking the note fires now), `pinned`, `commitments` (those linking it,
+        with why they fire), `snippet` and `heading` (the best-matching passage); `firing`
+        lists each open commitment firing now (`grounded`: the text is about it, else it
+        is merely due), with the notes it links and why; `stale` names indexed notes gone
+        from disk (never returned). Notes edited, added or deleted on disk are reflected.
+        """
+        def run(vault):
+            return vault.query(text, now=_iso(datetime, now, "now"), log=log, limit=limit,
+                               prefix=prefix, weight=weight, mode=mode,
+                               prospective=not no_prospective, floor=floor,
+                               include_closed=include_closed, explain=explain).as_dict()
+        return await self.service.call(run)
+
+    async def get_note(
+        self,
+        path: Annotated[str, Field(description=(
+            "A vault-relative path from search (e.g. 'projects/Kitchen.md'), or a note name "
+            "as a [[link]] would write it."))],
+    ) -> CallToolResult:
+        """Read one note in full: the `vaultmem get --json` document.
+
+        Fields: `path`, `title`, `text` (the file as it is on disk now, front matter
+        included), `frontmatter`, `tags`, `aliases`, `links` (where each resolves, `path`
+        null when nowhere), `backlinks` (notes linking here, with line), `commitments`
+        (ledger entries linking it: id, action, condition, due, status), `items` (plans,
+        ideas, decisions, questions in it), `salience` (components), `on_disk`, `deleted`.
+        Use it after search to read a result, or to follow a link.
+        """
+        return await self.service.call(lambda vault: vault.get(path).as_dict())
+
+    async def due(
+        self,
+        context: Annotated[str | None, Field(description=(
+            "The user's current situation (e.g. 'the vendor quote just arrived'), matched "
+            "against commitment conditions."))] = None,
+        now: Now = None,
+        horizon: Annotated[int, Field(ge=0, description=(
+            "Also list what comes due within this many days."))] = 7,
+    ) -> CallToolResult:
+        """What the user should act on now: the `vaultmem due --json` document.
+
+        `results`: open commitments, each with `group` (overdue, today, triggered by the
+        context, open: its window has started, upcoming: within the horizon), `why`,
+        `id`, `action`, `condition`, `due`, `fires_from`, `ledger` and `line` (where it is
+        written), `notes` (the notes it concerns). A read: asking twice gives the same
+        answer. Use it when the user asks what is due, or to check a situation.
+        """
+        return await self.service.call(lambda vault: vault.due(
+            context=context, now=_iso(datetime, now, "now"), horizon=horizon).as_dict())
+
+    async def ledger(
+        self,
+        include_closed: Annotated[bool, Field(description=(
+            "Also list done, cancelled and removed commitments."))] = False,
+    ) -> CallToolResult:
+        """List the user's commitments (the ledger): the `vaultmem ledger --json` document.
+
+        `results`: each entry's `id`, `status` (open, done, cancelled, removed), `action`,
+        `condition` (a trigger, when it has one), `due`, `fires_from`, `project`, `notes`
+        (linked notes), `unresolved` (links to no note), `revisions` (how many changes
+        were recorded), `ledger` and `line`. Use ledger_history for one entry's changes.
+        """
+        return await self.service.call(
+            lambda vault: vault.ledger(include_closed=include_closed).as_dict())
+
+    async def ledger_history(
+        self,
+        id: Annotated[str, Field(description=(
+            "An entry id from ledger or due, e.g. 'c-pay-plumber'."))],
+    ) -> CallToolResult:
+        """One commitment's full history: the `vaultmem ledger show ID --json` document.
+
+        `raw` (the line as written now), `status`, `first_seen`, and `revisions` in order,
+        each with `ts`, `kind` (created, rescheduled, overridden, retargeted, done,
+        cancelled, reopened, removed) and `detail` (the entry's fields after the change).
+        """
+        return await self.service.call(lambda vault: vault.history(id).as_dict())
+
+    async def add_commitment(
+        self,
+        text: Annotated[str, Field(description="What to do, e.g. 'Pay the plumber invoice'.")],
+        due: Annotated[str | None, Field(description="Due date, YYYY-MM-DD.")] = None,
+        when: Annotated[str | None, Field(description=(
+            "A trigger condition instead of (or besides) a date, e.g. 'the invoice "
+            "arrives'."))] = None,
+        links: Annotated[list[str] | None, Field(description=(
+            "Notes it concerns, by name or path (written as [[links]])."))] = None,
+        project: Annotated[str | None, Field(description="Its project.")] = None,
+    ) -> CallToolResult:
+        """Record a new commitment the user states: one line appended to the ledger note.
+
+        Written in the ledger's own syntax (Obsidian Tasks / Dataview) with a new block
+        id; no other line changes, and nothing is written if the ledger changed on disk
+        meanwhile. Returns the `vaultmem ledger add --json` document: `id`, `ledger`,
+        `line` (its line number) and `text` (the line written). It is indexed before the
+        next answer. Ask the user before recording something they did not ask for.
+        """
+        def run(vault):
+            return vault.add_commitment(text, due=_iso(date, due, "due"), when=when,
+                                        links=tuple(links or ()), project=project).as_dict()
+        return await self.service.call(run, fresh=False)
+
+    async def status(self) -> CallToolResult:
+        """What is indexed: the `vaultmem status --json` document.
+
+        `counts` (notes, deleted, chunks, links, unresolved_links, tags, …), `last_runs`
+        (the last index and salience runs), `unresolved_links` (source, line, target),
+        `warnings` (files that could not be read or parsed, ledger lines with problems),
+        `ledger` and `prospective` (counts by status), `config` (every effective setting).
+        """
+        return await self.service.call(lambda vault: vault.status().as_dict())
+
+
+TOOLS = {  # name -> annotations
+    "search": READ, "get_note": READ, "due": READ, "ledger": READ, "ledger_history": READ,
+    "add_commitment": APPEND, "status": READ,
+}
+
+
+class Server(MCPServer):
+    """MCPServer whose argument errors are one line, and which refuses unknown
+    argument names instead of ignoring them."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        tool = self._tool_manager.get_tool(name)
+        known = set(tool.parameters.get("properties", {})) if tool else set()
+        unknown = sorted(set(arguments or {}) - known) if tool else []
+        if unknown:
+            return error(f"unknown argument(s) {', '.join(map(repr, unknown))} for {name}: "
+                         f"it takes {', '.join(sorted(known)) or 'none'}")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return error(f"bad arguments for {name}: " + "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                    for e in exc.__cause__.errors()))
+            return error(str(exc))
+
+
+def build(service: Service) -> Server:
+    app = Server("vaultmem", version=__version__, instructions=INSTRUCTIONS,
+                 log_level="WARNING")
+    tools = Tools(service)
+    for name, hints in TOOLS.items():
+        method = getattr(tools, name)
+        app.add_tool(method, name=name, description=inspect.cleandoc(method.__doc__),
+                     annotations=hints)
+    return app
+
+
+def serve(path: Path | None, db: Path | None, *, watch: bool = True,
+          debug: bool = False) -> None:
+    """Open the vault (a missing index or folder raises VaultmemError before serving),
+    load the model, and answer MCP requests on stdin/stdout until stdin closes or a
+    SIGTERM / SIGINT comes; then exit 0."""
+    previous = signal.signal(signal.SIGTERM, _interrupt), signal.getsignal(signal.SIGINT)
+    service = None
+    try:
+        service = Service(path, db, watch=watch, debug=debug)
+        say(f"serving {service.vault.settings.vault} (index {service.vault.settings.db})")
+        service.warm()
+        build(service).run("stdio")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, _exit_now)  # a signal during the close: go at once
+        signal.signal(signal.SIGINT, _exit_now)
+        if service is not None and not service.close(timeout=10):
+            # The vault's thread is inside the model or an index run: ending the process
+            # there is safe for SQLite (an open transaction is rolled back on the next
+            # open, and the indexer finishes the rest), while a normal interpreter exit
+            # would tear onnxruntime's threads down under it and abort.
+            _exit_now()
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _exit_now(*_) -> None:
+    say("stopped while a model load or an index run was in progress")
+    sys.stdout.flush()
+    os._exit(0)
