@@ -159,6 +159,7 @@ sys.path.insert(0, sys.argv[1])
 from tests.conftest import FakeEmbedder
 import vaultmem.embed
 vaultmem.embed.FastEmbedder = lambda settings: FakeEmbedder()  # the index's vector space
+vaultmem.embed.query_embedder = vaultmem.embed.FastEmbedder
 from vaultmem.cli import main
 from vaultmem.errors import VaultmemError
 vault, stop, ready = sys.argv[2], sys.argv[3], sys.argv[4]

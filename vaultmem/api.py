@@ -48,30 +48,39 @@ def find_root(start: Path) -> Path:
 class Vault:
     """An open vault: its settings, its store and (loaded on first use) the embedder."""
 
-    def __init__(self, settings: config.Settings, store, embedder=None):
+    def __init__(self, settings: config.Settings, store, embedder=None, query_embedder=None):
         self.settings = settings
         self.store = store
         self._embedder = embedder
+        self._query_embedder = query_embedder
 
     @classmethod
     def open(cls, path: str | Path | None = None, db: str | Path | None = None, *,
-             create: bool = False, embedder=None, **settings: Any) -> Vault:
+             create: bool = False, embedder=None, preload: bool = False,
+             **settings: Any) -> Vault:
         """Open the vault at `path` (default: `$VAULTMEM_VAULT`, else the vault the current
         folder is in) and its store (`db`, default `<vault>/.vaultmem/vaultmem.db`).
 
         `create`: make the store if it does not exist (else NoIndexError). `embedder`:
         any object with `embed(texts)`, `fingerprint` and `dim` (default: the bundled
-        model, loaded on first use). `settings`: overrides of `config.Settings` fields.
+        model, loaded on first use). `preload`: a query follows, so start loading its
+        model now, in the background, while the store opens. `settings`: overrides of
+        `config.Settings` fields.
         """
         if path is None and not os.environ.get("VAULTMEM_VAULT"):
             path = find_root(Path.cwd())
         resolved = config.load(path, db, **settings)
         if not resolved.vault.is_dir():
             raise VaultmemError(f"vault {resolved.vault} is not a folder: pass the vault path")
+        early = None
+        if preload and embedder is None:
+            from .embed import query_embedder
+
+            early = query_embedder(resolved)
         from .store import Store
 
         store = Store.open(resolved.db, create=create, vault=resolved.vault)
-        return cls(resolved, store, embedder)
+        return cls(resolved, store, embedder, early)
 
     def close(self) -> None:
         self.store.close()
@@ -89,6 +98,19 @@ class Vault:
 
             self._embedder = FastEmbedder(self.settings)
         return self._embedder
+
+    @property
+    def query_embedder(self):
+        """The embedder of a query's one text: the one given to `open` or already made
+        for indexing (one model in memory), else `embed.query_embedder`'s lean loader,
+        which computes the same vectors without importing fastembed."""
+        if self._embedder is not None:
+            return self._embedder
+        if self._query_embedder is None:
+            from .embed import query_embedder
+
+            self._query_embedder = query_embedder(self.settings)
+        return self._query_embedder
 
     # -- writes ------------------------------------------------------------------------
 
@@ -154,7 +176,8 @@ class Vault:
         opts = QueryOptions.from_settings(self.settings, limit=limit, prefix=prefix, **options)
         if not log:
             opts = replace(opts, log_mentions=0)
-        return run_query(self.store, self.embedder, text, opts, now or clock(), self.settings)
+        return run_query(self.store, self.query_embedder, text, opts, now or clock(),
+                         self.settings)
 
     def due(self, *, context: str | None = None, now: datetime | None = None,
             horizon: int = 7):
@@ -167,7 +190,7 @@ class Vault:
             raise UsageError(f"horizon {horizon}: give a number of days, 0 or more")
         vec = None
         if context and context.strip():
-            vec = self.embedder.embed([context])[0]
+            vec = self.query_embedder.embed([context])[0]
         fingerprint = (self._embedder.fingerprint if self._embedder is not None
                        else fingerprint_for(self.settings))
         return due_set(self.store, self.settings, now or clock(), context or None, vec,

