@@ -151,3 +151,24 @@ def test_cold_query_does_not_import_fastembed(tmp_path):
                               text=True, timeout=300, cwd=ROOT)
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr.strip().splitlines()[-1] == loaded, (args, proc.stderr)
+
+
+def test_embed_progress_starts_before_the_model_loads(tmp_path, fake_embedder):
+    """The bar appears (at 0) before the first embed call, which waits for the model."""
+    from datetime import datetime
+
+    from vaultmem.indexer import index_vault
+    from vaultmem.store import Store
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(3):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nText number {i}.\n")
+    settings = config.load(vault)
+    events = []
+    original = fake_embedder.embed
+    fake_embedder.embed = lambda texts: events.append(("embed", len(texts))) or original(texts)
+    index_vault(Store.open(settings.db, create=True), settings, fake_embedder,
+                now=datetime(2026, 8, 15), progress=lambda *e: events.append(e))
+    embed_events = [e for e in events if e[0] == "embed"]
+    assert embed_events == [("embed", 0, 3), ("embed", 3), ("embed", 3, 3)]

@@ -361,6 +361,8 @@ def embed_missing(store: Store, embedder: Embedder, progress: Progress | None = 
     # Similar lengths in a batch mean less padding for the ONNX model; texts are read a
     # group at a time so memory stays flat however large the vault.
     todo.sort(key=lambda row: row[1] or 0)
+    if progress:
+        progress("embed", 0, len(todo))  # the first group also waits for the model to load
     for start in range(0, len(todo), EMBED_GROUP):
         group = [digest for digest, _ in todo[start:start + EMBED_GROUP]]
         texts = store.texts_for(group)

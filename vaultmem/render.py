@@ -54,20 +54,36 @@ def warn(message: str) -> None:
 
 @contextmanager
 def progress(enabled: bool) -> Iterator:
-    """A progress callback drawing a bar on a terminal's stderr; a no-op elsewhere."""
+    """A progress callback drawing bars on a terminal's stderr; a no-op elsewhere.
+
+    Each stage gets a spinner (it turns while the first batch waits for the model to
+    load: `embed` at 0 says so), its count, the time elapsed and an estimate of the time
+    left.
+    """
     if not (enabled and sys.stderr.isatty()):
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=_console(True), transient=True) as bar:
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+               MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"),
+               TimeRemainingColumn())
+    with Progress(*columns, console=_console(True), transient=True) as bar:
         tasks: dict[str, int] = {}
 
         def update(stage: str, done: int, total: int) -> None:
+            label = "embed (loading the model)" if stage == "embed" and not done else stage
             if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], completed=done, total=total)
+                tasks[stage] = bar.add_task(label, total=total)
+            bar.update(tasks[stage], completed=done, total=total, description=label)
 
         yield update
 
