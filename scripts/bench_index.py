@@ -381,7 +381,16 @@ def throughput(texts: list[str], new_dir: Path, work: Path, args) -> None:
 
 
 def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> None:
-    """`vaultmem query`, the fastembed reference and the floor, in turn, `rounds` times."""
+    """`vaultmem query`, the fastembed reference and the floor, in turn, `rounds` times.
+
+    vaultmem's modules are compiled to bytecode first, as `pip install` does (with
+    PYTHONDONTWRITEBYTECODE set, a checkout would otherwise compile them on every run).
+    """
+    import compileall
+
+    import vaultmem
+
+    compileall.compile_dir(Path(vaultmem.__file__).parent, quiet=1)
     query = QUERIES[0]
     cmds = {
         "cold `vaultmem query`": [*vaultmem, "query", query, "--json"],
@@ -419,14 +428,32 @@ class NoModel:
 
 
 def overhead(vault: Path, settings) -> None:
+    """A full index with the model replaced by NoModel: what vaultmem itself costs, and
+    the share of it spent reading chunk texts, writing vectors and committing, a group
+    (indexer.EMBED_GROUP texts) at a time."""
+    from vaultmem import indexer
+
     db = vault.parent / "overhead.db"
     for suffix in ("", "-wal", "-shm"):
         db.with_name(db.name + suffix).unlink(missing_ok=True)
     store = Store.open(db, create=True)
+    spent = []
+    embed_missing = indexer.embed_missing
+
+    def timed(*a, **k):
+        started = time.perf_counter()
+        try:
+            return embed_missing(*a, **k)
+        finally:
+            spent.append(time.perf_counter() - started)
+
+    indexer.embed_missing = timed
     seconds = _time(lambda: index_vault(store, settings, NoModel(), now=datetime.now()))
+    indexer.embed_missing = embed_missing
     chunks = store.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    print(f"full index without a model (the indexer's own work): {seconds:.1f} s "
-          f"for {chunks:,} chunks")
+    say(f"full index without a model (the indexer's own work): {seconds:.1f} s "
+        f"for {chunks:,} chunks, of which {sum(spent):.1f} s reading texts and writing "
+        f"vectors in groups of {indexer.EMBED_GROUP}")
 
 
 def _time(fn) -> float:

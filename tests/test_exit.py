@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 
@@ -52,3 +53,47 @@ def test_console_entry_exit_codes_and_output(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "vaultmem", "status", "--vault",
                               str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert missing.returncode == 1 and "no index at" in missing.stderr
+
+
+QUERY = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from tests.conftest import FakeEmbedder
+import vaultmem.embed
+vaultmem.embed.query_embedder = lambda settings: FakeEmbedder()
+from vaultmem.cli import entry
+sys.argv = ["vaultmem", "query", "boiler valve", "--vault", sys.argv[2], "--json"]
+entry()
+"""
+
+
+def test_console_query_closes_the_store_before_it_exits(tmp_path, fake_embedder):
+    """A closed store leaves no WAL behind: the query's mention log is in the database."""
+    from datetime import datetime
+
+    from vaultmem import config
+    from vaultmem.indexer import index_vault
+    from vaultmem.store import Store
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "boiler.md").write_text("# Boiler\n\nThe boiler valve leaks.\n")
+    settings = config.load(vault)
+    store = Store.open(settings.db, create=True)
+    index_vault(store, settings, fake_embedder, now=datetime(2026, 8, 15))
+    store.close()
+    before = count_ops(settings.db)
+    proc = subprocess.run([sys.executable, "-c", QUERY, str(ROOT), str(vault)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert '"boiler.md"' in proc.stdout
+    assert not settings.db.with_name(settings.db.name + "-wal").exists()
+    assert count_ops(settings.db) > before
+
+
+def count_ops(db) -> int:
+    conn = sqlite3.connect(db)  # closed here: an open reader would keep the WAL alive
+    try:
+        return conn.execute("SELECT count(*) FROM ops").fetchone()[0]
+    finally:
+        conn.close()
