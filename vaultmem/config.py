@@ -26,7 +26,7 @@ class Settings:
     db: Path = Path(STORE_DIR) / "vaultmem.db"
     model: str = DEFAULT_MODEL
     model_path: str = ""  # a local fastembed-loadable folder; "" = the bundled recipe
-    batch_size: int = 32
+    batch_size: int = 16  # texts per model run: the fastest on 2 cores (embed.py, THREADS)
     max_chunk_chars: int = 1200
     max_file_bytes: int = 5_000_000
     # ranking (SPEC 5)
