@@ -389,9 +389,9 @@ def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> N
     """
     import compileall
 
-    import vaultmem
+    from vaultmem import cli
 
-    compileall.compile_dir(Path(vaultmem.__file__).parent, quiet=1)
+    compileall.compile_dir(Path(cli.__file__).parent, quiet=1)
     query = QUERIES[0]
     cmds = {
         "cold `vaultmem query`": [*vaultmem, "query", query, "--json"],
