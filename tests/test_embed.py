@@ -172,3 +172,11 @@ def test_embed_progress_starts_before_the_model_loads(tmp_path, fake_embedder):
                 now=datetime(2026, 8, 15), progress=lambda *e: events.append(e))
     embed_events = [e for e in events if e[0] == "embed"]
     assert embed_events == [("embed", 0, 3), ("embed", 3), ("embed", 3, 3)]
+
+
+def test_a_model_that_fails_to_load_in_the_background_fails_the_embed_call(tmp_path):
+    from vaultmem.onnx_embed import OnnxEmbedder
+
+    embedder = OnnxEmbedder(tmp_path, "none|missing|r1").start()
+    with pytest.raises(ModelError, match=f"cannot load the model in {tmp_path}"):
+        embedder.embed(["anything"])

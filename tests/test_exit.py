@@ -21,6 +21,8 @@ atexit.register(lambda: sys.stderr.write("atexit ran\n"))
 if sys.argv[1] == "thread":
     threading.Thread(target=lambda: (__import__("time").sleep(0.3),
                                      sys.stdout.write("thread done\n"))).start()
+if sys.argv[1] == "daemon":  # like the model loading in the background: never waited for
+    threading.Thread(target=lambda: __import__("time").sleep(600), daemon=True).start()
 sys.stdout.write("x" * 200_000)  # more than a pipe holds: still buffered at exit
 sys.stdout.write("\nlast line")
 finish(int(sys.argv[2]))
@@ -44,6 +46,12 @@ def test_finish_waits_for_a_running_thread_the_normal_way():
     assert proc.returncode == 0
     assert proc.stdout.endswith("last linethread done\n")
     assert "atexit ran" in proc.stderr
+
+
+def test_finish_does_not_wait_for_a_daemon_thread():
+    proc = run("daemon", "1")
+    assert proc.returncode == 1
+    assert proc.stdout.endswith("last line") and proc.stderr == "atexit ran\n"
 
 
 def test_console_entry_exit_codes_and_output(tmp_path):

@@ -88,13 +88,18 @@ class FastEmbedder:
 
 def query_embedder(settings: Settings) -> Embedder:
     """The embedder for a query's one text: the lean loader wherever it computes what
-    fastembed computes (all-MiniLM-L6-v2, bundled or from a local folder), else fastembed."""
+    fastembed computes (all-MiniLM-L6-v2, bundled or from a local folder), else fastembed.
+
+    The lean loader starts loading the model at once, in the background: call this
+    before opening the store, and the two overlap.
+    """
     folder = model_dir(settings)
     if settings.model == DEFAULT_MODEL and folder and (Path(folder) / "model.onnx").is_file():
         from .onnx_embed import OnnxEmbedder
 
         return OnnxEmbedder(Path(folder), fingerprint_for(settings), dim=384,
-                            batch_size=settings.batch_size, threads=THREADS, arena=ARENA)
+                            batch_size=settings.batch_size, threads=THREADS,
+                            arena=ARENA).start()
     return FastEmbedder(settings)
 
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
+
+from .errors import ModelError
 
 
 def quiet_onnxruntime():
@@ -88,12 +91,43 @@ class OnnxEmbedder:
         self.fingerprint, self.dim = fingerprint, dim
         self.batch_size, self.threads, self.arena = batch_size, threads, arena
         self._session = self._tokenizer = None
+        self._loader: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    def start(self) -> OnnxEmbedder:
+        """Load the model in a background thread, so the caller's own start-up (imports,
+        opening the store) runs meanwhile: onnxruntime releases the GIL while it builds
+        the session. `embed` waits for it. A daemon thread: an exit never waits for it."""
+        if self._session is None and self._loader is None:
+            self._loader = threading.Thread(target=self._load_in_background, daemon=True,
+                                            name="vaultmem-model-load")
+            self._loader.start()
+        return self
+
+    def _load_in_background(self) -> None:
+        try:
+            self._load()
+        except BaseException as exc:  # noqa: BLE001 - handed to the thread that embeds
+            self._error = exc
 
     def load(self) -> None:
-        if self._session is None:
+        if self._loader is not None:
+            self._loader.join()
+            self._loader = None
+            if self._error is not None:
+                error, self._error = self._error, None
+                raise error
+        self._load()
+
+    def _load(self) -> None:
+        if self._session is not None:
+            return
+        try:
             self._tokenizer = load_tokenizer(self.model_dir)
             self._session = new_session(self.model_dir / "model.onnx", threads=self.threads,
                                         arena=self.arena)
+        except Exception as exc:  # tokenizers and onnxruntime raise their own kinds
+            raise ModelError(f"cannot load the model in {self.model_dir}: {exc}") from None
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
