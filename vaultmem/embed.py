@@ -31,10 +31,13 @@ SOURCE_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a
 TOKENIZER_FILES = ("config.json", "special_tokens_map.json", "tokenizer.json",
                    "tokenizer_config.json")
 MODEL_DIR_PREFIX = "all-MiniLM-L6-v2-int8-"
-# Session settings, chosen with scripts/bench_index.py and scripts/arena_memory.py on a
-# 2-core machine shared with other work: one thread (a second one lost more to contention
-# than it gained), onnxruntime's memory arena on (the rebuilt graph's largest batches stay
-# below the old graph's arena-off peak, and the arena saves the allocations of every run).
+# Session settings, measured with scripts/arena_memory.py (1,024 chunk texts of the
+# 5,000-note bench store, a fresh process each) on a 2-core machine shared with other
+# work. One thread: with onnxruntime's default of two, the old model ran 15.8 chunks/s
+# against 29.2 with one (median-length chunks). The arena on, batches of 16 (config.py):
+# on the longest chunks, 27.0-27.6 chunks per CPU-second and a 486 MB peak, against 23.2
+# and 627 MB with the arena off, 25.5 and 745 MB at batch 32, and 9.9 and 1,023-1,063 MB
+# for the old model as it ran (arena off, two threads, batch 32).
 THREADS = 1
 ARENA = True
 # Bump when the text we embed for a chunk changes shape (see `embed_text`).
