@@ -180,3 +180,26 @@ def test_a_model_that_fails_to_load_in_the_background_fails_the_embed_call(tmp_p
     embedder = OnnxEmbedder(tmp_path, "none|missing|r1").start()
     with pytest.raises(ModelError, match=f"cannot load the model in {tmp_path}"):
         embedder.embed(["anything"])
+
+
+def test_query_reads_the_vectors_before_it_waits_for_the_model(tmp_path, fake_embedder):
+    """The vector matrix is read while a model loading in the background finishes."""
+    from datetime import datetime
+
+    from vaultmem.indexer import index_vault
+    from vaultmem.rank import QueryOptions, run_query
+    from vaultmem.store import Store
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n\nThe boiler valve.\n")
+    settings = config.load(vault)
+    store = Store.open(settings.db, create=True)
+    index_vault(store, settings, fake_embedder, now=datetime(2026, 8, 15))
+    store = Store.open(settings.db)  # a cold process: nothing cached yet
+    seen = []
+    original = fake_embedder.embed
+    fake_embedder.embed = lambda texts: seen.append(store._matrix is not None) or original(texts)
+    result = run_query(store, fake_embedder, "valve", QueryOptions(), datetime(2026, 8, 15),
+                       settings)
+    assert seen == [True] and result.results[0].path == "a.md"

@@ -113,6 +113,8 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     are checked on disk and any missing one is skipped (and named in `stale`).
     """
     started = time.perf_counter()
+    if embedder.dim:  # read the vectors while the model may still be loading (cached)
+        store.matrix(embedder.fingerprint, embedder.dim)
     qvec = embedder.embed([text])[0]
     with store.snapshot():
         hits, candidates, log, stale = _rank(store, embedder, text, qvec, opts, now, settings)
