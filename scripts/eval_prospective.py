@@ -2,20 +2,24 @@
 """The prospective evaluation (SPEC 9), run through the real CLI on the real model.
 
     python scripts/eval_prospective.py              # every blueprint, full report
-    python scripts/eval_prospective.py --limit 4    # a quick smoke run
-    VAULTMEM_SEMANTIC_THRESHOLD=0.22 python scripts/eval_prospective.py --sweep 1,3,13
-                                                    # other defaults, other weights
+    python scripts/eval_prospective.py --limit 4 --no-sweeps   # a quick smoke run
+    python scripts/eval_prospective.py --set new    # only the blind blueprints_c.json
 
-For each blind-authored blueprint it builds two small vaults (the positive one,
-and the negative one where a resolution note precedes the trigger and the
-ledger entry is checked off), runs `vaultmem index`, `vaultmem salience`,
-`vaultmem query` and `vaultmem due` in process through `vaultmem.cli.main`
-with `--now` at the trigger's date, and reports recall@1, recall@5 and MRR of
-the constraint note by stratum (hard: its plain-cosine rank is in the bottom
-half of the candidate notes) for plain cosine, the blend and the floor; the
-false-boost rate on resolved negatives; the trigger matcher's firing rate on
-clean, overloaded and paraphrased triggers and on unrelated queries; and a
-sweep of W_fire. Nothing is tuned here: it prints what it measured.
+For each blueprint it builds two small vaults (the positive one, and the negative
+one where a resolution note precedes the trigger and the ledger entry is checked
+off), runs `vaultmem index`, `vaultmem salience`, `vaultmem query` and
+`vaultmem due` in process through `vaultmem.cli.main` with `--now` at the
+trigger's date, and reports recall@1, recall@5 and MRR of the constraint note
+by stratum — hard: its dense-cosine rank (`--mode dense --no-prospective`) is
+in the bottom half of the notes (the headline, SPEC 9), with the hybrid-plain
+strata beside — for plain, the blend and the floor; the false-boost rate on
+resolved negatives; the cost on each blueprint's unrelated query (plain top-1
+displaced, constraint intruding into the top 5); the matcher's firing per
+trigger variant, on unrelated queries and across a shared ledger; and sweeps of
+fire_slot, W_fire and the matcher's settings. The blueprints written blind
+after the matcher was built (`blueprints_c.json`, "new") are reported apart
+from the ones it was tuned on ("old"), and pooled. Nothing is tuned here: it
+prints what it measured.
 """
 
 from __future__ import annotations
@@ -35,18 +39,33 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from vaultmem.cli import main as vaultmem
+from vaultmem.config import DEFAULTS
 
 DATA = Path(__file__).resolve().parent / "eval_data"
+NEW_SET = "blueprints_c.json"  # written blind, never looked at while tuning
 VARIANTS = ("clean", "overloaded", "paraphrased")
-SWEEP = (0.0, 0.3, 0.5, 1.0, 1.5, 2.0, 3.0)
-THRESHOLDS = (0.20, 0.22, 0.24, 0.26, 0.28, 0.30)
+TEXTS = (*VARIANTS, "unrelated")
+SWEEP = (0.0, 0.25, 0.5, 1.0, 2.0)  # W_fire
+FIRE_SLOTS = (1, 2, 3, 5)
+# One setting at a time around the defaults (which are among them).
+MATCHER_SWEEP = (
+    *({"semantic_threshold": t} for t in (0.22, 0.24, 0.26, 0.28, 0.30)),
+    {"context_units": "whole"}, {"context_units": "sentences"},
+    *({"context_units": "clauses", "clause_offset": t} for t in (0.0, 0.05, 0.1, 0.15)),
+    *({"match_margin": t} for t in (0.0, 0.02, 0.05, 1.0)),
+    *({"about_threshold": t} for t in (0.16, 0.18, 0.20, 0.22, 0.24)),
+    *({"note_ratio": t} for t in (0.0, 0.4, 0.5, 0.6)),
+)  # match_margin 1.0: no competition between entries
 
 
 def load_blueprints() -> list[dict]:
-    found = [json.loads(p.read_text()) for p in sorted((DATA / "blueprints").glob("*.json"))]
-    for extra in sorted(DATA.glob("blueprints_*.json")):
-        found.extend(json.loads(extra.read_text()))
-    return sorted(found, key=lambda bp: bp["id"])
+    files = sorted((DATA / "blueprints").glob("*.json")) + sorted(DATA.glob("blueprints_*.json"))
+    found = []
+    for path in files:
+        data = json.loads(path.read_text())
+        for bp in data if isinstance(data, list) else [data]:
+            found.append({**bp, "set": "new" if path.name == NEW_SET else "old"})
+    return sorted(found, key=lambda bp: (bp["set"] == "new", bp["id"]))
 
 
 def slug(title: str) -> str:
@@ -71,8 +90,8 @@ def ledger_line(bp: dict, link: str, done_on: date | None) -> str:
         fields = f"📅 {led['due']}"
     else:
         fields = f"[when:: {led['when']}]"
-        if led.get("keywords"):
-            fields += f" [keywords:: {', '.join(led['keywords'])}]"
+    if led.get("keywords"):
+        fields += f" [keywords:: {', '.join(led['keywords'])}]"
     done = f" ✅ {done_on.isoformat()}" if done_on else ""
     return f"- [{mark}] {led['action']} {fields} [[{link}]]{done}\n"
 
@@ -88,6 +107,8 @@ def build_vault(root: Path, bp: dict, negative: bool) -> tuple[Path, str, int]:
     if negative:
         res = bp["resolution"]
         notes.insert(res["index_after"] + 1, (res["title"], res["body"]))
+        if res["index_after"] < constraint_index:
+            constraint_index += 1
     paths = [write_note(vault, start + timedelta(days=i), t, b) for i, (t, b) in enumerate(notes)]
     if negative:
         resolution_day = start + timedelta(days=bp["resolution"]["index_after"] + 1)
@@ -101,7 +122,7 @@ def build_vault(root: Path, bp: dict, negative: bool) -> tuple[Path, str, int]:
 def cli(*args: str, env: dict | None = None) -> dict:
     """Run `vaultmem ARGS --json` in process; return its JSON document."""
     saved = {k: os.environ.get(k) for k in (env or {})}
-    os.environ.update(env or {})
+    os.environ.update({k: str(v) for k, v in (env or {}).items()})
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -115,6 +136,10 @@ def cli(*args: str, env: dict | None = None) -> dict:
     if code != 0:
         raise SystemExit(f"vaultmem {' '.join(args)} failed ({code}): {err.getvalue()}")
     return json.loads(out.getvalue())
+
+
+def env_for(setting: dict) -> dict:
+    return {f"VAULTMEM_{k.upper()}": v for k, v in setting.items()}
 
 
 def top_path(doc: dict) -> str | None:
@@ -142,11 +167,17 @@ def rank_of(doc: dict, path: str) -> int | None:
     return None
 
 
+def lane_row(doc: dict) -> dict | None:
+    """The blueprint's own commitment in the query's firing lane (its ledger has one)."""
+    return doc["firing"][0] if doc.get("firing") else None
+
+
 def evaluate_blueprint(bp: dict, root: Path) -> dict:
     now = bp["trigger_date"]
-    result = {"id": bp["id"], "kind": bp["kind"], "variants": {}, "negative": {}, "fires": {}}
+    result = {"id": bp["id"], "kind": bp["kind"], "set": bp["set"], "variants": {},
+              "negative": {}}
     vault, constraint, n = build_vault(root, bp, negative=False)
-    result["candidates"] = n
+    result["candidates"], result["vault"] = n, str(vault)
     cli("index", str(vault), "--now", now)
     cli("salience", "--vault", str(vault), "--now", now)
     texts = {v: bp[f"trigger_{v}"] for v in VARIANTS} | {"unrelated": bp["unrelated_query"]}
@@ -154,50 +185,83 @@ def evaluate_blueprint(bp: dict, root: Path) -> dict:
         q = ("query", text, "--vault", str(vault), "--now", now, "-k", "200")
         plain = cli(*q, "--no-prospective")
         cosine = cli(*q, "--no-prospective", env={"VAULTMEM_MODE": "dense"})
-        ranks = {"plain": rank_of(plain, constraint), "cosine": rank_of(cosine, constraint),
-                 "floor": rank_of(cli(*q, "--floor"), constraint), "top": {}}
-        ranks["top"]["plain"] = top_path(plain)
+        blend, floor = cli(*q), cli(*q, "--floor")
+        row = {"plain": rank_of(plain, constraint), "cosine": rank_of(cosine, constraint),
+               "blend": rank_of(blend, constraint), "floor": rank_of(floor, constraint),
+               "lane": lane_row(blend), "seconds": {"plain": plain["seconds"],
+                                                     "blend": blend["seconds"]},
+               "top": {"plain": top_path(plain), "blend": top_path(blend),
+                       "floor": top_path(floor)}}
+        for slot in FIRE_SLOTS:
+            doc = cli(*q, env={"VAULTMEM_FIRE_SLOT": slot})
+            row[f"slot@{slot}"] = rank_of(doc, constraint)
+            row["top"][f"slot@{slot}"] = top_path(doc)
         for w in SWEEP:
-            doc = cli(*q, env={"VAULTMEM_FIRE_WEIGHT": str(w)})
-            ranks[f"blend@{w}"] = rank_of(doc, constraint)
-            ranks["top"][f"blend@{w}"] = top_path(doc)
+            doc = cli(*q, env={"VAULTMEM_FIRE_WEIGHT": w})
+            row[f"blend@{w}"] = rank_of(doc, constraint)
+            row["top"][f"blend@{w}"] = top_path(doc)
             if w == 0.0:  # the ranking without the boost: how much boost would it take?
-                ranks["need@1"] = needed_weight(doc, constraint, 1)
-                ranks["need@5"] = needed_weight(doc, constraint, 5)
-        blend = cli(*q)
-        ranks["blend"] = rank_of(blend, constraint)
-        ranks["fired"] = any(row["firing"] for row in blend["results"]
-                             if row["path"] == constraint)
-        result["variants"][variant] = ranks
-        due = cli("due", "--vault", str(vault), "--now", now, "--context", text, "--all")
-        result["fires"][variant] = [{"kind": d["kind"], "why": d["why"]} for d in due["due"]]
-        if bp["kind"] == "conditional":
-            result.setdefault("threshold_fires", {})[variant] = {
-                str(t): any(d["kind"] == "trigger" for d in cli(
-                    "due", "--vault", str(vault), "--now", now, "--context", text, "--all",
-                    env={"VAULTMEM_SEMANTIC_THRESHOLD": str(t)})["due"])
-                for t in THRESHOLDS}
-    vault, constraint, _ = build_vault(root, bp, negative=True)
-    cli("index", str(vault), "--now", now)
-    cli("salience", "--vault", str(vault), "--now", now)
-    q = ("query", bp["trigger_clean"], "--vault", str(vault), "--now", now, "-k", "200")
-    result["negative"] = {"plain": rank_of(cli(*q, "--no-prospective"), constraint),
-                          "floor": rank_of(cli(*q, "--floor"), constraint)}
-    for w in SWEEP:
-        result["negative"][f"blend@{w}"] = rank_of(
-            cli(*q, env={"VAULTMEM_FIRE_WEIGHT": str(w)}), constraint)
-    result["negative"]["blend"] = rank_of(cli(*q), constraint)
+                row["need@1"] = needed_weight(doc, constraint, 1)
+                row["need@5"] = needed_weight(doc, constraint, 5)
+        result["variants"][variant] = row
+    neg_vault, neg_constraint, _ = build_vault(root, bp, negative=True)
+    cli("index", str(neg_vault), "--now", now)
+    cli("salience", "--vault", str(neg_vault), "--now", now)
+    q = ("query", bp["trigger_clean"], "--vault", str(neg_vault), "--now", now, "-k", "200")
+    result["negative"] = {"plain": rank_of(cli(*q, "--no-prospective"), neg_constraint),
+                          "blend": rank_of(cli(*q), neg_constraint),
+                          "floor": rank_of(cli(*q, "--floor"), neg_constraint)}
     return result
 
 
-def cross_ledger(blueprints: list[dict], root: Path) -> dict:
+class Matcher:
+    """The matcher's sweeps, in process through the library on the stores the CLI built:
+    each context embedded once (as `query` and `due` do), then every setting is
+    `commitments.firing_now` on the real store with those settings."""
+
+    def __init__(self, vault: str):
+        from vaultmem import config
+        from vaultmem.embed import FastEmbedder
+
+        self.base = config.load(vault)
+        self.embedder = FastEmbedder(self.base)
+        self.contexts: dict[str, object] = {}
+
+    def grounded(self, vault: str, now: str, text: str, setting: dict) -> set[str]:
+        """Ids of the entries that fire on `text` (grounded) under `setting`."""
+        from dataclasses import replace
+
+        from vaultmem import commitments, config, trigger
+        from vaultmem.store import Store
+
+        settings = replace(config.load(vault), **setting)
+        key = (text, settings.context_units)
+        if key not in self.contexts:
+            self.contexts[key] = trigger.make_context(text, self.embedder.embed,
+                                                      settings.context_units)
+        store = Store.open(settings.db)
+        try:
+            firings = commitments.firing_now(store, settings, datetime.fromisoformat(now),
+                                             self.contexts[key], self.embedder.fingerprint)
+        finally:
+            store.close()
+        return {f.entry.id for f in firings if f.grounded}
+
+
+def matcher_fires(matcher: Matcher, bp: dict, vault: str, setting: dict) -> dict[str, bool]:
+    """Per context: does the blueprint's own commitment fire on it (grounded)?"""
+    out = {}
+    for variant in TEXTS:
+        text = bp["unrelated_query"] if variant == "unrelated" else bp[f"trigger_{variant}"]
+        out[variant] = bool(matcher.grounded(vault, bp["trigger_date"], text, setting))
+    return out
+
+
+def cross_vault(blueprints: list[dict], root: Path, name: str) -> tuple[Path, dict]:
     """One vault holding every conditional commitment: how often does a trigger fire the
     wrong entries? A stricter false-fire test than one unrelated query per blueprint."""
     cond = [bp for bp in blueprints if bp["kind"] == "conditional"]
-    out = {str(t): {"right": 0, "wrong": 0, "pairs": 0} for t in THRESHOLDS}
-    if not cond:  # e.g. --only with dated blueprints alone
-        return out
-    vault = root / "cross-ledger"
+    vault = root / f"cross-{name}"
     shutil.rmtree(vault, ignore_errors=True)
     lines = []
     for bp in cond:
@@ -205,22 +269,48 @@ def cross_ledger(blueprints: list[dict], root: Path) -> dict:
         note = bp["notes"][bp["constraint_index"]]
         rel = write_note(vault, start + timedelta(days=bp["constraint_index"]),
                          f"{bp['id']} {note['title']}", note["body"])
-        lines.append(ledger_line(bp, Path(rel).stem, None).replace("- [ ]", f"- [ ] {bp['id']}:"))
+        lines.append(ledger_line(bp, Path(rel).stem, None).replace(
+            "- [ ]", f"- [ ] {bp['id']}:"))
     (vault / "Ledger.md").write_text("# Ledger\n\n" + "".join(lines), encoding="utf-8")
     cli("index", str(vault), "--now", "2026-12-31")
     ids = {row["action"].split(":")[0]: row["id"] for row in cli("ledger", "--vault",
                                                                    str(vault))["entries"]}
+    return vault, ids
+
+
+def cross_ledger(matcher: Matcher, cond: list[dict], vault: Path, ids: dict,
+                 setting: dict) -> dict:
+    cell = {"right": 0, "wrong": 0, "pairs": 0, "triggers": 0}
     for bp in cond:
         for variant in VARIANTS:
-            for t in THRESHOLDS:
-                fired = {d["id"] for d in cli(
-                    "due", "--vault", str(vault), "--now", "2026-12-31", "--context",
-                    bp[f"trigger_{variant}"], "--all",
-                    env={"VAULTMEM_SEMANTIC_THRESHOLD": str(t)})["due"]}
-                cell = out[str(t)]
-                cell["right"] += ids[bp["id"]] in fired
-                cell["wrong"] += len(fired - {ids[bp["id"]]})
-                cell["pairs"] += len(cond) - 1
+            fired = matcher.grounded(str(vault), "2026-12-31", bp[f"trigger_{variant}"],
+                                     setting)
+            cell["right"] += ids[bp["id"]] in fired
+            cell["wrong"] += len(fired - {ids[bp["id"]]})
+            cell["pairs"] += len(cond) - 1
+            cell["triggers"] += 1
+    return cell
+
+
+def sweep_matcher(blueprints: list[dict], results: list[dict], root: Path,
+                  settings: tuple[dict, ...]) -> list[dict]:
+    """Each setting: the matcher's firing per blueprint and across each shared ledger."""
+    vaults = {r["id"]: r["vault"] for r in results}
+    sets = sorted({bp["set"] for bp in blueprints})
+    groups = {s: [bp for bp in blueprints if bp["set"] == s] for s in sets}
+    if len(sets) > 1:
+        groups["pooled"] = blueprints
+    crosses = {name: cross_vault(group, root, name) for name, group in groups.items()}
+    matcher = Matcher(next(iter(vaults.values())))
+    out = []
+    for setting in settings:
+        fires = {bp["id"]: matcher_fires(matcher, bp, vaults[bp["id"]], setting)
+                 for bp in blueprints}
+        cross = {name: cross_ledger(matcher, [bp for bp in group if bp["kind"] == "conditional"],
+                                    *crosses[name], setting)
+                 for name, group in groups.items()}
+        out.append({"setting": setting, "fires": fires, "cross": cross})
+        print(f"matcher sweep {setting}: done", file=sys.stderr)
     return out
 
 
@@ -234,9 +324,10 @@ def metrics(ranks: list[int]) -> tuple[float, float, float]:
             sum(1 / r for r in ranks) / n)
 
 
-def strata(results: list[dict], variant: str, by: str = "plain") -> dict[str, list[dict]]:
-    """Hard: the constraint's rank under `by` ("plain": the default relevance without the
-    prospective term; "cosine": dense cosine alone) is in the bottom half of its notes."""
+def strata(results: list[dict], variant: str, by: str = "cosine") -> dict[str, list[dict]]:
+    """Hard: the constraint's rank under `by` ("cosine": dense cosine alone, SPEC 9;
+    "plain": the default relevance without the prospective term) is in the bottom half
+    of its notes."""
     out: dict[str, list[dict]] = {"hard": [], "easy": []}
     for r in results:
         ranks = r["variants"][variant]
@@ -249,136 +340,169 @@ def fmt(x: float) -> str:
     return "  -  " if x != x else f"{x:.3f}"
 
 
-def report_retrieval(results: list[dict], by: str = "plain") -> None:
-    if by == "plain":
-        print("\n### Recall of the constraint note (positives)\n")
-        modes = ("plain", "blend", "floor")
-    else:
-        print("\n### The same, stratified by dense cosine alone (SPEC 9's plain cosine)\n")
-        modes = ("cosine", "plain", "blend", "floor")
+def frac(k: int, n: int) -> str:
+    return f"{k}/{n} ({k / n:.3f})" if n else "0/0"
+
+
+def report_retrieval(results: list[dict], by: str) -> None:
+    title = ("strata by dense cosine alone (SPEC 9, the headline)" if by == "cosine"
+             else "strata by the hybrid plain ranking")
+    print(f"\n#### Recall of the constraint note, {title}\n")
     print("| trigger | stratum | n | mode | R@1 | R@5 | MRR |")
     print("|---|---|---:|---|---:|---:|---:|")
     for variant in VARIANTS:
         for stratum, rows in strata(results, variant, by).items():
-            for mode in modes:
+            for mode in ("cosine", "plain", "blend", "floor"):
                 r1, r5, mrr = metrics([row[mode] for row in rows])
                 print(f"| {variant} | {stratum} | {len(rows)} | {mode} | {fmt(r1)} | {fmt(r5)} "
                       f"| {fmt(mrr)} |")
 
 
+def report_negatives(results: list[dict]) -> None:
+    print("\n#### Resolved negatives (clean trigger): constraint lifted into the top 5 "
+          "when plain does not place it there\n")
+    print("| mode | false boosts |")
+    print("|---|---:|")
+    for mode in ("blend", "floor"):
+        lifted = sum(1 for r in results if r["negative"][mode] <= 5 < r["negative"]["plain"])
+        print(f"| {mode} | {frac(lifted, len(results))} |")
+
+
+def report_unrelated(results: list[dict]) -> None:
+    print("\n#### Cost on the unrelated query (trigger's date, the commitment open)\n")
+    print("| mode | plain top-1 displaced | constraint intrudes into the top 5 (plain: not) |")
+    print("|---|---:|---:|")
+    rows = [r["variants"]["unrelated"] for r in results]
+    for mode in ("blend", "floor"):
+        displaced = sum(1 for u in rows if u["top"][mode] != u["top"]["plain"])
+        intrudes = sum(1 for u in rows if u[mode] <= 5 < u["plain"])
+        print(f"| {mode} | {frac(displaced, len(rows))} | {frac(intrudes, len(rows))} |")
+
+
+def report_lane(results: list[dict]) -> None:
+    print("\n#### How the commitment fired on each context (the query's firing lane)\n")
+    print("| kind | context | n | grounded | ambient | silent |")
+    print("|---|---|---:|---:|---:|---:|")
+    for kind in ("conditional", "dated"):
+        group = [r for r in results if r["kind"] == kind]
+        for variant in TEXTS:
+            lanes = [r["variants"][variant]["lane"] for r in group]
+            grounded = sum(1 for lane in lanes if lane and lane["grounded"])
+            ambient = sum(1 for lane in lanes if lane and not lane["grounded"])
+            print(f"| {kind} | {variant} | {len(group)} | {grounded} | {ambient} | "
+                  f"{len(group) - grounded - ambient} |")
+
+
+def report_slots(results: list[dict]) -> None:
+    print("\n#### fire_slot sweep (dense-cosine strata, trigger variants pooled; "
+          "unrelated-query cost)\n")
+    print("| fire_slot | hard R@1 | hard R@5 | hard MRR | easy R@1 | easy R@5 | easy MRR | "
+          "unrelated top-1 displaced | unrelated intrusions |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for slot in FIRE_SLOTS:
+        print(f"| {slot} | {sweep_cells(results, f'slot@{slot}')} |")
+    print("\n#### W_fire sweep (the same, at the default fire_slot)\n")
+    print("| W_fire | hard R@1 | hard R@5 | hard MRR | easy R@1 | easy R@5 | easy MRR | "
+          "unrelated top-1 displaced | unrelated intrusions |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for w in SWEEP:
+        print(f"| {w} | {sweep_cells(results, f'blend@{w}')} |")
+
+
+def sweep_cells(results: list[dict], mode: str) -> str:
+    cells = []
+    for stratum in ("hard", "easy"):
+        ranks = [row[mode] for v in VARIANTS for row in strata(results, v)[stratum]]
+        cells += [fmt(x) for x in metrics(ranks)]
+    rows = [r["variants"]["unrelated"] for r in results]
+    displaced = sum(1 for u in rows if u["top"][mode] != u["top"]["plain"])
+    intrudes = sum(1 for u in rows if u[mode] <= 5 < u["plain"])
+    return " | ".join([*cells, frac(displaced, len(rows)), frac(intrudes, len(rows))])
+
+
 def report_ceiling(results: list[dict]) -> None:
-    """The paper's "multiplicative ceiling": on each hard positive, the W_fire that would
-    lift the constraint to rank 1 and into the top 5 of the ranking made without the boost
-    (W_fire = 0). A boost can only help where the entry fired."""
-    print("\n### The multiplicative ceiling (hard positives)\n")
-    print("| trigger | blueprint | kind | fired | plain rank | blend rank | W_fire for top 5 "
-          "| W_fire for rank 1 |")
-    print("|---|---|---|---|---:|---:|---:|---:|")
-    need1, need5 = [], []
+    """The paper's "multiplicative ceiling": on each hard positive (dense strata), the
+    W_fire that would lift the constraint to rank 1 and into the top 5 of the ranking
+    made without the boost (W_fire = 0)."""
+    print("\n#### The multiplicative ceiling (hard positives, dense-cosine strata)\n")
+    print("| trigger | blueprint | kind | fired | cosine rank | plain rank | blend rank "
+          "| W_fire for top 5 | W_fire for rank 1 |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|")
     for variant in VARIANTS:
         for row in strata(results, variant)["hard"]:
-            if row["fired"]:
-                need1.append(row["need@1"])
-                need5.append(row["need@5"])
-            print(f"| {variant} | {row['id']} | {row['kind']} | {'yes' if row['fired'] else 'no'} "
+            lane = row["lane"]
+            fired = "grounded" if lane and lane["grounded"] else "ambient" if lane else "no"
+            print(f"| {variant} | {row['id']} | {row['kind']} | {fired} | {row['cosine']} "
                   f"| {row['plain']} | {row['blend']} | {fmt_need(row['need@5'])} "
                   f"| {fmt_need(row['need@1'])} |")
-    print(f"\n| W_fire needed, over the {len(need1)} fired hard positives | median | max |")
-    print("|---|---:|---:|")
-    for label, values in (("into the top 5", need5), ("to rank 1", need1)):
-        finite = sorted(v for v in values if v is not None)
-        if finite:
-            unreachable = len(values) - len(finite)
-            print(f"| {label}{f' ({unreachable} out of reach)' if unreachable else ''} "
-                  f"| {statistics.median(finite):.2f} | {max(finite):.2f} |")
 
 
 def fmt_need(x: float | None) -> str:
     return "out of reach" if x is None else f"{x:.2f}"
 
 
-def report_sweep(results: list[dict]) -> None:
-    print("\n### W_fire sweep (all three trigger variants pooled)\n")
-    print("| W_fire | hard R@1 | hard R@5 | hard MRR | easy R@1 | easy R@5 | easy MRR | "
-          "false boosts |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for w in SWEEP:
-        cells = []
-        for stratum in ("hard", "easy"):
-            ranks = [row[f"blend@{w}"] for v in VARIANTS for row in strata(results, v)[stratum]]
-            cells += [fmt(x) for x in metrics(ranks)]
-        fb, n = false_boosts(results, f"blend@{w}")
-        print(f"| {w} | {' | '.join(cells)} | {fb}/{n} |")
+def report_matcher(sweep: list[dict], results: list[dict]) -> None:
+    sets = sorted({r["set"] for r in results})
+    names = sets + (["pooled"] if len(sets) > 1 else [])
+    for name in names:
+        group = [r for r in results if name == "pooled" or r["set"] == name]
+        cond = [r["id"] for r in group if r["kind"] == "conditional"]
+        dated = [r["id"] for r in group if r["kind"] == "dated"]
+        print(f"\n#### Matcher sweep, {name} blueprints ({len(cond)} conditional: fires on "
+              f"the trigger; {len(dated)} dated: the query is about it)\n")
+        print("| setting | clean | overloaded | paraphrased | unrelated | cross-ledger wrong "
+              "fires | cross-ledger right | dated clean | dated overloaded | dated paraphrased "
+              "| dated unrelated |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for cell in sweep:
+            setting = ", ".join(f"{k}={v}" for k, v in cell["setting"].items()) or "defaults"
+            rates = [rate(cell, cond, v) for v in TEXTS]
+            c = cell["cross"][name]
+            drates = [rate(cell, dated, v) for v in TEXTS]
+            print(f"| {setting} | {' | '.join(rates)} | {frac(c['wrong'], c['pairs'])} | "
+                  f"{c['right']}/{c['triggers']} | {' | '.join(drates)} |")
 
 
-def false_boosts(results: list[dict], mode: str) -> tuple[int, int]:
-    """Resolved constraints lifted into the top 5 by `mode` when plain cosine does not."""
-    lifted = sum(1 for r in results
-                 if r["negative"][mode] <= 5 < r["negative"]["plain"])
-    return lifted, len(results)
+def rate(cell: dict, ids: list[str], variant: str) -> str:
+    if not ids:
+        return "-"
+    return fmt(sum(cell["fires"][i][variant] for i in ids) / len(ids))
 
 
-def report_negatives(results: list[dict]) -> None:
-    print("\n### Resolved negatives (clean trigger)\n")
-    print("| mode | false boosts | rate |")
-    print("|---|---:|---:|")
-    for mode in ("blend", "floor"):
-        fb, n = false_boosts(results, mode)
-        print(f"| {mode} | {fb}/{n} | {fb / n:.3f} |")
+def report_latency(results: list[dict]) -> None:
+    """What matching costs a query: the blend (context split into units, embedded in one
+    call with the query, every open entry matched) against plain (the query alone)."""
+    rows = [r["variants"][v]["seconds"] for r in results for v in TEXTS]
+    plain = statistics.median(row["plain"] for row in rows) * 1000
+    blend = statistics.median(row["blend"] for row in rows) * 1000
+    print(f"\nIn-process query time, median over {len(rows)} queries: plain {plain:.0f} ms, "
+          f"blend {blend:.0f} ms (+{blend - plain:.0f} ms: the context's units embedded "
+          f"with the query, and the matcher).")
 
 
-def report_matcher(results: list[dict]) -> None:
-    cond = [r for r in results if r["kind"] == "conditional"]
-    print(f"\n### Trigger matcher on conditional commitments (n={len(cond)})\n")
-    print("| context | fired | rate | by keywords | by meaning |")
-    print("|---|---:|---:|---:|---:|")
-    for variant in (*VARIANTS, "unrelated"):
-        fired = [r for r in cond if any(f["kind"] == "trigger" for f in r["fires"][variant])]
-        by_kw = sum(1 for r in fired if "meaning" not in r["fires"][variant][0]["why"])
-        rate = len(fired) / len(cond) if cond else float("nan")
-        print(f"| {variant} | {len(fired)}/{len(cond)} | {fmt(rate)} | {by_kw} | "
-              f"{len(fired) - by_kw} |")
-
-
-def report_thresholds(results: list[dict], cross: dict) -> None:
-    cond = [r for r in results if r["kind"] == "conditional"]
-    print("\n### Matcher threshold sweep (semantic_threshold; keyword half unchanged)\n")
-    print("| threshold | clean | overloaded | paraphrased | unrelated | "
-          "cross-ledger wrong fires | cross-ledger right fires |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    for t in THRESHOLDS:
-        rates = [sum(r["threshold_fires"][v][str(t)] for r in cond) / len(cond)
-                 if cond else float("nan") for v in (*VARIANTS, "unrelated")]
-        c = cross[str(t)]
-        print(f"| {t} | {' | '.join(fmt(x) for x in rates)} | {c['wrong']}/{c['pairs']} "
-              f"({c['wrong'] / max(c['pairs'], 1):.3f}) | {c['right']}/{len(cond) * 3} |")
-
-
-def report_intrusions(results: list[dict]) -> None:
-    """The cost of the boost: the constraint lifted into the top 5 of an unrelated query."""
-    print("\n### Cost on the unrelated query (what the boost does where it is not wanted)\n")
-    print("| W_fire | lifted (blend top 5, plain not) | plain top-1 displaced |")
-    print("|---:|---:|---:|")
-    for w in SWEEP:
-        unrelated = [r["variants"]["unrelated"] for r in results]
-        lifted = sum(1 for u in unrelated if u[f"blend@{w}"] <= 5 < u["plain"])
-        displaced = sum(1 for u in unrelated if u["top"][f"blend@{w}"] != u["top"]["plain"])
-        print(f"| {w} | {lifted}/{len(results)} | {displaced}/{len(results)} |")
+def report(results: list[dict], name: str) -> None:
+    kinds = {k: sum(r["kind"] == k for r in results) for k in ("dated", "conditional")}
+    print(f"\n### {name}: {len(results)} blueprints ({kinds['dated']} dated, "
+          f"{kinds['conditional']} conditional)")
+    report_retrieval(results, "cosine")
+    report_retrieval(results, "plain")
+    report_negatives(results)
+    report_unrelated(results)
+    report_lane(results)
 
 
 def main() -> None:
-    global SWEEP
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, help="only the first N blueprints")
     ap.add_argument("--only", help="comma-separated blueprint ids")
+    ap.add_argument("--set", choices=("old", "new", "all"), default="all")
+    ap.add_argument("--no-sweeps", action="store_true", help="skip the matcher sweep")
     ap.add_argument("--json-out", type=Path, help="write per-task ranks here")
     ap.add_argument("--keep", type=Path, help="build the vaults here and keep them")
-    ap.add_argument("--sweep", help="comma-separated W_fire values to sweep (0 is always "
-                    f"included); default {','.join(map(str, SWEEP))}")
     args = ap.parse_args()
-    if args.sweep:
-        SWEEP = tuple(sorted({0.0, *(float(w) for w in args.sweep.split(","))}))
     blueprints = load_blueprints()
+    if args.set != "all":
+        blueprints = [bp for bp in blueprints if bp["set"] == args.set]
     if args.only:
         wanted = set(args.only.split(","))
         blueprints = [bp for bp in blueprints if bp["id"] in wanted]
@@ -390,23 +514,30 @@ def main() -> None:
     for bp in blueprints:
         results.append(evaluate_blueprint(bp, root))
         print(f"{bp['id']}: done", file=sys.stderr)
-    cross = cross_ledger(blueprints, root)
+    defaults = ({},) if args.no_sweeps else ({}, *MATCHER_SWEEP)
+    sweep = sweep_matcher(blueprints, results, root, defaults)
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
-    kinds = {k: sum(r["kind"] == k for r in results) for k in ("dated", "conditional")}
-    print(f"## Prospective evaluation: {len(results)} blueprints ({kinds['dated']} dated, "
-          f"{kinds['conditional']} conditional), {len(results) * 3} positive tasks, "
-          f"{len(results)} resolved negatives; {time.perf_counter() - started:.0f}s")
-    report_retrieval(results)
-    report_retrieval(results, by="cosine")
+    d = DEFAULTS
+    print(f"## Prospective evaluation: {len(results)} blueprints, {len(results) * 3} positive "
+          f"tasks, {len(results)} resolved negatives; {time.perf_counter() - started:.0f}s\n\n"
+          f"Defaults: mode {d.mode}, W {d.weight}, W_fire {d.fire_weight}, fire_slot "
+          f"{d.fire_slot}, semantic_threshold {d.semantic_threshold}, about_threshold "
+          f"{d.about_threshold}, context_units {d.context_units}, clause_offset "
+          f"{d.clause_offset}, match_margin "
+          f"{d.match_margin}, keyword_threshold {d.keyword_threshold}.")
+    sets = sorted({r["set"] for r in results})
+    for name in sets:
+        report([r for r in results if r["set"] == name], f"{name} blueprints")
+    if len(sets) > 1:
+        report(results, "pooled")
+    print("\n### Sweeps (all blueprints evaluated)")
+    report_slots(results)
     report_ceiling(results)
-    report_negatives(results)
-    report_matcher(results)
-    report_thresholds(results, cross)
-    report_sweep(results)
-    report_intrusions(results)
+    report_matcher(sweep, results)
+    report_latency(results)
     if args.json_out:
-        args.json_out.write_text(json.dumps(results, indent=1))
+        args.json_out.write_text(json.dumps({"results": results, "sweep": sweep}, indent=1))
 
 
 if __name__ == "__main__":

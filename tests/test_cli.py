@@ -327,3 +327,29 @@ def test_commands_run_inside_a_subfolder_use_the_vault_root(indexed):
                env={"VAULTMEM_VAULT": ""})
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["vault"] == str(indexed.resolve())
+def test_a_paint_question_keeps_the_paint_note_first_while_commitments_are_due(indexed,
+                                                                              capsys):
+    # On 2026-08-20 five dated commitments are in their window (one overdue, one due
+    # today); none is about paint, so none may take the first rank.
+    for args in ((), ("--floor",)):
+        doc = cli_json(capsys, "query", "which paint colours did we pick for the walls?",
+                       "--vault", indexed, "-k", "5", "--now", "2026-08-20", *args)
+        assert len(doc["firing"]) >= 4 and not any(f["grounded"] for f in doc["firing"])
+        assert doc["results"][0]["path"] == "reference/Paint colours.md", args
+
+
+def test_the_moment_of_a_commitment_puts_its_note_first_and_says_why(indexed, capsys):
+    doc = cli_json(capsys, "query", "my in-laws are visiting next weekend", "--vault",
+                   indexed, "-k", "5", "--now", "2026-08-16", "--explain")
+    [valve] = [f for f in doc["firing"] if f["id"] == "c-valve"]
+    assert valve["grounded"] and valve["notes"] == ["projects/house/Bathroom.md"]
+    assert valve["why"].startswith("trigger matched by meaning: the context ~ condition")
+    assert all(not f["grounded"] for f in doc["firing"] if f["id"] != "c-valve")
+    top = doc["results"][0]
+    assert top["path"] == "projects/house/Bathroom.md"
+    assert top["explain"]["fires"][0]["grounded"] is True
+    assert top["explain"]["fires"][0]["view"] == "condition"
+    code, out, _ = cli(capsys, "query", "my in-laws are visiting next weekend", "--vault",
+                       indexed, "-k", "3", "--now", "2026-08-16")
+    assert code == 0
+    assert "↑ c-valve Replace the shower valve — fires on the query" in " ".join(out.split())

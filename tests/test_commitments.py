@@ -12,6 +12,7 @@ import pytest
 from vaultmem import commitments, config
 from vaultmem.indexer import index_vault
 from vaultmem.store import Store
+from vaultmem.trigger import make_context
 
 from .conftest import FakeEmbedder
 
@@ -76,9 +77,9 @@ class Vault:
 
     def due_result(self, day: int, context: str | None = None, hour: int = 9,
                    horizon: int = 7) -> commitments.DueResult:
-        vec = self.embedder.embed([context])[0] if context else None
+        ctx = make_context(context, self.embedder.embed) if context else None
         return commitments.due_set(self.store, self.settings, datetime(2026, 8, day, hour),
-                                   context, vec, self.embedder.fingerprint, horizon)
+                                   ctx, self.embedder.fingerprint, horizon)
 
     def due(self, day: int, context: str | None = None,
             hour: int = 9) -> list[tuple[str, str, str]]:
@@ -323,8 +324,10 @@ def test_the_semantic_half_fires_where_keywords_fall_short(due_vault):
     # One of three condition words (below the 0.5 keyword threshold), but the fake
     # embeddings of "vendor" and "vendor quote arrives" have cosine 1/sqrt(3) > 0.55.
     [(entry, kind, why)] = due_vault.due(3, context="vendor")
-    assert (entry, kind, why) == ("c-reconcile-estimate", "trigger",
-                                  "trigger matched by meaning (cosine 0.58)")
+    assert (entry, kind, why) == (
+        "c-reconcile-estimate", "trigger",
+        "trigger matched by meaning: the context ~ condition «vendor quote arrives» "
+        "(cosine 0.58)")
 
 
 def test_the_due_set_lists_overdue_then_due_today_then_triggered(due_vault):

@@ -34,7 +34,7 @@ def test_strata_split_on_the_bottom_half_of_the_candidates_by_the_named_ranking(
                 "variants": {"clean": {"plain": 11, "cosine": 10}}},
                {"id": "t2", "kind": "conditional", "candidates": 20,
                 "variants": {"clean": {"plain": 3, "cosine": 15}}}]
-    by_plain = ev.strata(results, "clean")
+    by_plain = ev.strata(results, "clean", by="plain")
     by_cosine = ev.strata(results, "clean", by="cosine")
     assert [r["id"] for r in by_plain["hard"]] == ["t1"]
     assert [r["id"] for r in by_cosine["hard"]] == ["t2"]

@@ -37,9 +37,11 @@ FILES = {
         "- [-] When the vendor quote arrives, call the gardener [[garden]] ❌ 2026-08-02\n"
     ),
 }
-# Firing at NOW for QUERY, in firing order: the trigger first, then dated entries by
-# how long their window has been open (gutter since the 1st, valve since the 10th).
+# Firing at NOW for QUERY, in firing order: the trigger first (grounded: the query is
+# its moment), then dated entries by how long their window has been open (gutter since
+# the 1st, valve since the 10th; ambient: the query is not about them).
 FIRING = ["notes/estimate.md", "notes/gutter.md", "notes/valve.md"]
+GROUNDED = ["notes/estimate.md"]
 
 
 def build(root: Path, files: dict[str, str] = FILES, config_toml: str | None = None):
@@ -116,10 +118,15 @@ def test_score_is_cosine_times_salience_times_firing(vault, weight, fire_weight)
     assert estimate.commitments[0]["why"] == "trigger matched: arriv, quot, vendor"
 
 
-def test_results_are_sorted_by_score(vault):
-    scores = [h.score for h in query(vault).results]
+def test_results_are_sorted_by_score_apart_from_placed_grounded_notes(vault):
+    unplaced = query(vault, fire_slot=1000).results
+    scores = [h.score for h in unplaced]
     assert scores == sorted(scores, reverse=True)
-    assert [h.rank for h in query(vault).results] == list(range(1, len(scores) + 1))
+    placed = query(vault).results  # fire_slot 1: the grounded note leads
+    assert placed[0].path == GROUNDED[0]
+    rest = [h.score for h in placed[1:]]
+    assert rest == sorted(rest, reverse=True)
+    assert [h.rank for h in placed] == list(range(1, len(placed) + 1))
 
 
 def test_no_prospective_is_the_pure_cosine_baseline(vault):
@@ -135,21 +142,29 @@ def test_no_prospective_is_the_pure_cosine_baseline(vault):
     assert scores == sorted(scores, reverse=True)
 
 
-def test_floor_pins_firing_notes_first_in_firing_order(vault):
+def test_floor_pins_only_grounded_notes(vault):
     result = query(vault, floor=True, limit=5)
-    assert [h.path for h in result.results[:3]] == FIRING
-    assert [h.pinned for h in result.results] == [True, True, True, False, False]
+    assert [h.path for h in result.results[:1]] == GROUNDED
+    assert [h.pinned for h in result.results] == [True, False, False, False, False]
     assert [h.rank for h in result.results] == [1, 2, 3, 4, 5]
-    # pinned whatever their cosine: each is below the best unpinned note's
-    best_unpinned = max(h.cosine for h in query(vault).results if h.path not in FIRING)
-    assert all(h.cosine < best_unpinned for h in result.results[:3])
-    rest = result.results[3:]
+    # ambient firing notes (gutter, valve) are boosted where they stand, never pinned
+    ambient = [h for h in query(vault, floor=True).results if h.path in FIRING[1:]]
+    assert [(h.firing, h.pinned) for h in ambient] == [(True, False), (True, False)]
+    rest = result.results[1:]
     assert [h.score for h in rest] == sorted((h.score for h in rest), reverse=True)
 
 
 def test_floor_keeps_every_pinned_note_even_past_the_limit(vault):
-    result = query(vault, floor=True, limit=2)
-    assert [(h.path, h.pinned) for h in result.results] == [(p, True) for p in FIRING]
+    both = query(vault, floor=True, limit=1, text="vendor quote arrives: replace the valve?")
+    # the trigger matched by its words (strength 1.0), the valve entry is what the query
+    # is about (its action's words): both grounded, both pinned, strongest first
+    assert [(h.path, h.pinned) for h in both.results] == [("notes/estimate.md", True),
+                                                          ("notes/valve.md", True)]
+    assert [(f["id"], f["grounded"]) for f in both.firing] == [
+        ("c-reconcile-figures", True), ("c-replace-shower-valve", True),
+        ("c-check-gutter", False)]
+    nothing = query(vault, floor=True, limit=1, text="prune hedge")
+    assert [(h.path, h.pinned) for h in nothing.results] == [("projects/garden.md", False)]
 
 
 def test_without_floor_firing_notes_are_only_boosted_not_pinned(vault):
@@ -168,7 +183,7 @@ def test_resolved_entries_never_boost_their_note(vault):
     cos = true_cosine(store, embedder, "projects/garden.md", QUERY)
     assert garden.score == pytest.approx(round(cos * (1 + 0.3 * sal), 4), abs=1e-9)
     floored = query(vault, floor=True)
-    assert [h.path for h in floored.results if h.pinned] == FIRING
+    assert [h.path for h in floored.results if h.pinned] == GROUNDED
 
 
 def test_an_entry_whose_date_has_not_come_does_not_boost(vault):
@@ -208,7 +223,7 @@ def test_prefix_keeps_only_notes_under_that_folder(vault, prefix):
 def test_prefix_is_a_folder_not_a_string_prefix(vault):
     assert query(vault, prefix="proj").results == []
     assert [h.path for h in query(vault, prefix="notes", floor=True).results if h.pinned] == [
-        "notes/estimate.md", "notes/gutter.md", "notes/valve.md"]
+        "notes/estimate.md"]
 
 
 def test_deleted_notes_are_never_returned(vault):
@@ -222,8 +237,7 @@ def test_deleted_notes_are_never_returned(vault):
     assert "notes/valve.md" not in paths and "archive/old.md" not in paths
     assert sorted(paths) == sorted(live_paths(store))
     assert len(paths) == len(FILES) - 2
-    assert [h.path for h in result.results if h.pinned] == ["notes/estimate.md",
-                                                           "notes/gutter.md"]
+    assert [h.path for h in result.results if h.pinned] == ["notes/estimate.md"]
 
 
 def test_top_results_are_logged_as_mentions(vault):
@@ -288,3 +302,17 @@ def test_the_query_path_does_not_import_the_markdown_parser():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_query_alone_is_embedded_when_nothing_could_fire(tmp_path):
+    files = {"notes/a.md": "# A\nAlpha. Beta gamma.\n",
+             "Ledger.md": "- [ ] Renew the kitchen insurance 📅 2026-09-01 [[a]]\n"}
+    settings, store, embedder = build(tmp_path, files)
+    text = "First sentence here. Second sentence there."
+    embedder.calls.clear()
+    run_query(store, embedder, text, QueryOptions(log_mentions=0), NOW, settings)
+    assert embedder.calls == [[text]]  # the one entry's window opens in September
+    run_query(store, embedder, text, QueryOptions(log_mentions=0), datetime(2026, 9, 2),
+              settings)
+    assert embedder.calls[-1][:3] == [text, "First sentence here.", "Second sentence there."]
+    store.close()

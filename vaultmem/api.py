@@ -185,16 +185,16 @@ class Vault:
         and what comes up within `horizon` days. A read: asking twice gives one answer."""
         from .commitments import due_set
         from .embed import fingerprint_for
+        from .trigger import make_context
 
         if horizon < 0:
             raise UsageError(f"horizon {horizon}: give a number of days, 0 or more")
-        vec = None
-        if context and context.strip():
-            vec = self.query_embedder.embed([context])[0]
+        ctx = None
+        if context and context.strip():  # the context and its sentences or clauses
+            ctx = make_context(context, self.query_embedder.embed, self.settings.context_units)
         fingerprint = (self._embedder.fingerprint if self._embedder is not None
                        else fingerprint_for(self.settings))
-        return due_set(self.store, self.settings, now or clock(), context or None, vec,
-                       fingerprint, horizon)
+        return due_set(self.store, self.settings, now or clock(), ctx, fingerprint, horizon)
 
     def ledger(self, *, include_closed: bool = False):
         """Ledger entries with status, linked notes and revision counts."""

@@ -106,7 +106,8 @@ def query(
         show_default=False)] = None,
     no_prospective: Annotated[bool, typer.Option(
         "--no-prospective", help="Pure cosine: no salience, no firing boost.")] = False,
-    floor: Annotated[bool, typer.Option("--floor", help="Pin firing items first.")] = False,
+    floor: Annotated[bool, typer.Option(
+        "--floor", help="Pin the notes of commitments that fire on the query first.")] = False,
     include_closed: Annotated[bool, typer.Option(
         "--include-closed", help="Include closed and stale prospective items.")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show every score component.")] = False,

@@ -19,6 +19,8 @@ from .store import Store
 
 # -- firing -------------------------------------------------------------------
 
+NEAREST = 32  # notes kept per context for `note_ratio`: more than any entry links
+
 @dataclass
 class OpenEntry:
     id: str
@@ -38,8 +40,24 @@ class OpenEntry:
 class Firing:
     entry: OpenEntry
     why: str
-    kind: str  # "date" | "trigger"
+    kind: str  # "date" | "trigger": what opened it
     details: dict = field(default_factory=dict)
+    grounded: bool = False  # fires on the query (its moment), not just in the background
+    strength: float = 0.0  # the match's score; grounded firings are ordered by it
+
+    def as_dict(self, notes: list[str]) -> dict:
+        """The firing lane's row (SPEC 1): what fires, on the query or in the background."""
+        return {"id": self.entry.id, "action": self.entry.action, "grounded": self.grounded,
+                "kind": self.kind, "strength": round(self.strength, 3), "notes": notes,
+                "why": self.why}
+
+
+def may_fire_on(store: Store, now: datetime) -> bool:
+    """Whether any open entry could fire on a query (a condition, or a window open):
+    only then is the context split into units, each embedded."""
+    return store.execute(
+        "SELECT 1 FROM entries WHERE present = 1 AND status = 'open' AND (condition IS NOT "
+        "NULL OR fires_from <= ?) LIMIT 1", [now.date().isoformat()]).fetchone() is not None
 
 
 def open_entries(store: Store) -> list[OpenEntry]:
@@ -58,39 +76,116 @@ def _day(value: str | None) -> date | None:
     return date.fromisoformat(value) if value else None
 
 
-def fire(entries: list[OpenEntry], now: datetime, settings: Settings, context: str | None,
-         context_vec: np.ndarray | None, cond_vecs: dict[str, np.ndarray]) -> list[Firing]:
-    """Which open entries fire at `now` for `context`, each with its reason.
+def fire(entries: list[OpenEntry], now: datetime, settings: Settings,
+         context: trigger.Context | None, views: dict[str, list[tuple[str, str, np.ndarray]]],
+         nearest: list[tuple[int, float]] = ()) -> list[Firing]:
+    """Which open entries fire at `now` for `context`, each with its reason and kind.
 
-    Firing order: entries whose trigger matched the context first (strongest match
-    first), then dated entries by how long their window has been open.
+    `views`: {entry id: [(view kind, text, vector or None)]}, computed at index time.
+    `nearest`: the notes closest to the whole context, (note id, cosine), best first.
+    Grounded firings (the context is the entry's moment, or is about a dated entry whose
+    window is open) come first, strongest first; then ambient ones (a window open, or a
+    date named in a condition arrived), longest open first.
     """
-    triggered, dated = [], []
-    for entry in entries:
-        if entry.condition:  # a date named in the condition needs no context
-            match = _match(entry, now, settings, context or "", context_vec, cond_vecs)
-            if match.fired:
-                strength = max(match.keyword_score, match.semantic_score or 0.0)
-                triggered.append((-strength, Firing(entry, match.why, "trigger", {
-                    "keyword_score": round(match.keyword_score, 3),
-                    "semantic_score": _round(match.semantic_score)})))
+    today = now.date()
+    text = context.text if context else ""
+    semantic = _semantic(entries, today, settings, context, views, nearest)
+    grounded, ambient = [], []
+    for i, entry in enumerate(entries):
+        firing = _fire_one(entry, today, settings, text, semantic.get(i), views.get(entry.id, []))
+        if firing is None:
+            continue
+        (grounded if firing.grounded else ambient).append(firing)
+    grounded.sort(key=lambda f: -f.strength)
+    ambient.sort(key=lambda f: (f.kind != "trigger", f.entry.fires_from or today))
+    return grounded + ambient
+
+
+def _in_window(entry: OpenEntry, today: date) -> bool:
+    return entry.fires_from is not None and entry.fires_from <= today
+
+
+def _semantic(entries, today, settings, context, views, nearest
+              ) -> dict[int, trigger.SemanticHit]:
+    """The semantic half for every entry at once: conditions ("is this its moment?") and,
+    for dated entries whose window is open, their own text ("is the query about it?").
+
+    A context much closer to some note than to any view of an entry is a question about
+    that note, not the entry's moment: a view must reach `note_ratio` of the context's
+    best cosine to a note the entry does not link (its own notes do not count against it).
+    """
+    if context is None or context.vecs is None:
+        return {}
+    candidates = []
+    for i, entry in enumerate(entries):
+        for kind, text, vec in views.get(entry.id, []):
+            if vec is None:
                 continue
-        why = _date_reason(entry, now.date())
-        if why:
-            dated.append((entry.fires_from, Firing(entry, why, "date")))
-    triggered.sort(key=lambda pair: pair[0])
-    dated.sort(key=lambda pair: pair[0])
-    return [f for _, f in triggered] + [f for _, f in dated]
+            if entry.condition and kind in trigger.TRIGGER_VIEWS:
+                candidates.append(trigger.View(i, kind, text, vec, "trigger"))
+            elif _in_window(entry, today) and kind in trigger.ABOUT_VIEWS:
+                candidates.append(trigger.View(i, kind, text, vec, "about"))
+    need = {"trigger": settings.semantic_threshold, "about": settings.about_threshold}
+    floors = {i: settings.note_ratio * _best_other(nearest, entries[i].note_ids)
+              for i in {v.owner for v in candidates}}
+    return trigger.best_matches(context, candidates, need, settings.clause_offset,
+                                settings.match_margin, floors)
 
 
-def _match(entry, now, settings, context, context_vec, cond_vecs) -> trigger.Match:
-    kw = trigger.keyword_match(entry.condition, entry.keywords, context,
-                               settings.keyword_threshold, now.date())
-    sem = trigger.semantic_match(cond_vecs.get(entry.cond_hash or ""), context_vec,
-                                 settings.semantic_threshold)
-    if kw.fired:
-        return trigger.Match(True, kw.why, kw.keyword_score, sem.semantic_score)
-    return trigger.Match(sem.fired, sem.why, kw.keyword_score, sem.semantic_score)
+def _best_other(nearest, linked) -> float:
+    """The best cosine among `nearest` notes that are not in `linked` (0 if none)."""
+    return next((cos for note_id, cos in nearest if note_id not in linked), 0.0)
+
+
+def _fire_one(entry, today, settings, text, hit, views) -> Firing | None:
+    if entry.condition:
+        kw = trigger.keyword_match(entry.condition, entry.keywords, text,
+                                   settings.keyword_threshold, today)
+        if kw.fired:
+            by_date = kw.why.startswith("date in condition")
+            return Firing(entry, kw.why, "trigger", _details(kw.keyword_score, hit, "keywords"),
+                          grounded=not by_date, strength=kw.keyword_score)
+        if hit is not None and hit.view.role == "trigger":
+            return Firing(entry, hit.why("trigger matched"), "trigger",
+                          _details(kw.keyword_score, hit, "meaning"), grounded=True,
+                          strength=hit.score)
+    window = _date_reason(entry, today)
+    if window is None:
+        return None
+    about, share = _about_keywords(entry, text, views, settings.keyword_threshold)
+    if about:
+        return Firing(entry, f"{window}; the query is about it: {about}", "date",
+                      _details(share, hit, "keywords"), grounded=True, strength=share)
+    if hit is not None and hit.view.role == "about":
+        return Firing(entry, f"{window}; the query is about it: {hit.why('matched')}", "date",
+                      _details(0.0, hit, "meaning"), grounded=True, strength=hit.score)
+    return Firing(entry, window, "date", _details(0.0, None, "date"))
+
+
+def _about_keywords(entry, text, views, threshold) -> tuple[str, float]:
+    """The keyword half of "is the query about this entry": its `keywords::`, the stems
+    of its action (their share, as for a condition), or every stem of a linked note's
+    title or alias; with the share of words found."""
+    if not text:
+        return "", 0.0
+    match = trigger.keyword_match(entry.action, entry.keywords, text, threshold)
+    if match.fired:
+        return match.why.replace("trigger matched", "action words"), match.keyword_score
+    stems = trigger.content_stems(text)
+    for kind, view_text, _ in views:
+        wanted = trigger.content_stems(view_text)
+        if kind in ("title", "alias") and wanted and wanted <= stems:
+            return f"{kind} named: {view_text}", 1.0
+    return "", 0.0
+
+
+def _details(keyword_score: float, hit, half: str) -> dict:
+    out = {"half": half, "keyword_score": round(keyword_score, 3),
+           "semantic_score": None if hit is None else round(hit.score, 3)}
+    if hit is not None and half == "meaning":
+        out.update(view=hit.view.kind, view_text=hit.view.text, unit=hit.unit.kind,
+                   unit_text=hit.unit.text)
+    return out
 
 
 def _date_reason(entry: OpenEntry, today: date) -> str | None:
@@ -104,17 +199,54 @@ def _date_reason(entry: OpenEntry, today: date) -> str | None:
         f", due {entry.due.isoformat()}" if entry.due else "")
 
 
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
+def entry_views(store: Store, fingerprint: str, entries: list[OpenEntry]
+                ) -> dict[str, list[tuple[str, str, np.ndarray]]]:
+    """{entry id: [(view kind, text, vector or None)]}: vectors under `fingerprint` for
+    the embedded views. A store indexed before views existed still has its conditions."""
+    ids = [e.id for e in entries]
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = store.execute(
+        f"SELECT ev.entry_id, ev.kind, ev.text, v.vector FROM entry_views ev LEFT JOIN "
+        f"vectors v ON v.hash = ev.hash AND v.fingerprint = ? WHERE ev.entry_id IN ({marks}) "
+        f"ORDER BY ev.entry_id, ev.ord", [fingerprint, *ids]).fetchall()
+    out: dict[str, list] = {}
+    for entry_id, kind, text, blob in rows:
+        vec = None if blob is None else np.frombuffer(blob, np.float32)
+        out.setdefault(entry_id, []).append((kind, text, vec))
+    missing = [e for e in entries if e.id not in out and e.cond_hash]
+    vecs = store.vectors_for(fingerprint, [e.cond_hash for e in missing])
+    for e in missing:
+        if e.cond_hash in vecs:
+            out[e.id] = [("condition", e.condition, vecs[e.cond_hash])]
+    return out
 
 
-def firing_now(store: Store, settings: Settings, now: datetime, context: str | None,
-               context_vec: np.ndarray | None, fingerprint: str) -> list[Firing]:
-    """Load open entries and their condition vectors, then decide what fires."""
+def firing_now(store: Store, settings: Settings, now: datetime,
+               context: trigger.Context | None, fingerprint: str,
+               nearest: list[tuple[int, float]] | None = None) -> list[Firing]:
+    """Load open entries and their views' vectors, then decide what fires.
+
+    `nearest`: the notes closest to the context, best first, if the caller has ranked
+    them already (a query has); else they are computed here from the stored vectors.
+    """
     entries = open_entries(store)
-    hashes = [e.cond_hash for e in entries if e.cond_hash]
-    cond_vecs = store.vectors_for(fingerprint, hashes) if context_vec is not None else {}
-    return fire(entries, now, settings, context, context_vec, cond_vecs)
+    views = entry_views(store, fingerprint, entries) if entries else {}
+    if nearest is None and entries and context is not None and context.vec is not None:
+        m = store.matrix(fingerprint, context.vec.shape[0])
+        nearest = nearest_notes(m.note_ids[m.starts], np.maximum.reduceat(
+            m.vectors @ context.vec, m.starts)) if len(m.note_ids) else []
+    return fire(entries, now, settings, context, views, nearest or [])
+
+
+def nearest_notes(note_ids: np.ndarray, cosine: np.ndarray, k: int = NEAREST
+                  ) -> list[tuple[int, float]]:
+    """The `k` notes of highest cosine, best first (an entry links only a few of them)."""
+    k = min(k, len(cosine))
+    top = np.argpartition(-cosine, k - 1)[:k] if k else np.array([], int)
+    top = top[np.argsort(-cosine[top], kind="stable")]
+    return [(int(note_ids[i]), float(cosine[i])) for i in top]
 
 
 # -- due set and listings ----------------------------------------------------------
@@ -161,15 +293,16 @@ class DueResult:
                 "results": [item.as_dict() for item in self.results]}
 
 
-def due_set(store: Store, settings: Settings, now: datetime, context: str | None,
-            context_vec: np.ndarray | None, fingerprint: str, horizon: int = 7) -> DueResult:
+def due_set(store: Store, settings: Settings, now: datetime, context: trigger.Context | None,
+            fingerprint: str, horizon: int = 7) -> DueResult:
     """The due set at `now`: open entries whose window arrived or whose trigger matched
     `context`, grouped overdue, due today, triggered, window open; then the dated entries
     whose window opens within `horizon` days. A read: it changes nothing, so asking twice
     gives the same answer (only `nudge` remembers what it has shown)."""
-    firings = firing_now(store, settings, now, context, context_vec, fingerprint)
+    firings = firing_now(store, settings, now, context, fingerprint)
     today = now.date()
-    items = [DueItem(f.entry, _group(f, today), f.why, f.kind, [], f.details)
+    items = [DueItem(f.entry, _group(f, today), f.why, f.kind, [],
+                     {"grounded": f.grounded, "strength": round(f.strength, 3), **f.details})
              for f in firings]
     fired = {f.entry.id for f in firings}
     for entry in open_entries(store):
@@ -187,7 +320,7 @@ def due_set(store: Store, settings: Settings, now: datetime, context: str | None
     paths = _paths(store, {i for item in items for i in item.entry.note_ids})
     for item in items:
         item.notes = [paths[i] for i in item.entry.note_ids if i in paths]
-    return DueResult(now, context, horizon, items)
+    return DueResult(now, context.text if context else None, horizon, items)
 
 
 def _group(firing: Firing, today: date) -> str:

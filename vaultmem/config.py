@@ -49,7 +49,14 @@ class Settings:
     query_mentions: int = 5  # top-N query results logged as ACT-R mentions
     # trigger matcher (SPEC 5)
     keyword_threshold: float = 0.5
-    semantic_threshold: float = 0.28  # chosen from scripts/eval_prospective.py, see README
+    # chosen from scripts/eval_prospective.py's sweeps, see README
+    semantic_threshold: float = 0.26  # a condition's views vs the context or a sentence
+    about_threshold: float = 0.18  # a dated entry's own text vs the context: "about it"
+    context_units: str = "clauses"  # whole | sentences | clauses: how a context is split
+    clause_offset: float = 0.05  # what a single clause needs on top of either threshold
+    match_margin: float = 0.0  # a unit fires only the entries within this of its best
+    note_ratio: float = 0.5  # a view needs this share of the best cosine to another note
+    fire_slot: int = 1  # notes of a grounded firing entry rank no lower than this
     # ledger, prospective items, nudges (SPEC 3, 7, 8)
     ledger_notes: tuple = ("Ledger.md",)
     stale_days: int = 90
@@ -85,7 +92,11 @@ def load(vault: str | Path | None = None, db: str | Path | None = None, **flags:
     unknown = set(values) - set(_TUNABLE)
     if unknown:
         raise ConfigError(f"unknown setting(s) {sorted(unknown)}: see `vaultmem status --json`")
-    return replace(DEFAULTS, vault=vault_path, db=db_path, **_coerce(values))
+    settings = replace(DEFAULTS, vault=vault_path, db=db_path, **_coerce(values))
+    if settings.context_units not in ("whole", "sentences", "clauses"):
+        raise ConfigError(f"setting context_units={settings.context_units!r}: use whole, "
+                          "sentences or clauses")
+    return settings
 
 
 def _from_file(path: Path) -> dict[str, Any]:

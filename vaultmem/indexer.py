@@ -102,6 +102,7 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     pending = _links_pending(store)
     if pending is not None:
         _resolve_links(store, stamp, report, pending)
+    ledger_sync.refresh_views(store)  # the matcher's texts of each open entry
     report.embedded = embed_missing(store, embedder, progress)
     if store.get_meta("lifecycle_dirty") == "1":
         prospective.refresh_lifecycle(store, settings, now)

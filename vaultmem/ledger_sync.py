@@ -106,3 +106,65 @@ def resolve_entry_links(store: Store, resolver, ids: dict[str, int]) -> None:
         updates.append((ids.get(hit) if hit else None, entry_id, ord_))
     store.db.conn.executemany(
         "UPDATE entry_links SET target_id = ? WHERE entry_id = ? AND ord = ?", updates)
+
+
+# -- views: the texts the trigger matcher compares a context with ---------------------
+
+def view_texts(action: str, condition: str | None, titles: list[str],
+               aliases: list[str]) -> list[tuple[str, str]]:
+    """(kind, text) of every view of one entry, in a stable order, without repeats.
+
+    `keywords::` and the project are no view: a list of words, or one word like
+    "house", embeds as no situation in particular (on the fixtures vault "review,
+    contrast, plugin" came closest to a question about paint colours, and the project
+    "house" put a plumber's invoice first for "renovation budget"). Keywords serve the
+    keyword half; titles and aliases are kept for it (see trigger.EMBEDDED_VIEWS).
+    """
+    views = []
+    if condition:
+        views += [("condition", condition), ("condition+action", f"When {condition}, {action}")]
+    views.append(("action", action))
+    views += [("title", t) for t in titles] + [("alias", a) for a in aliases]
+    seen, out = set(), []
+    for kind, text in views:
+        text = " ".join(text.split())
+        if text and text.lower() not in seen:
+            seen.add(text.lower())
+            out.append((kind, text))
+    return out
+
+
+def refresh_views(store: Store) -> bool:
+    """Bring `entry_views` in line with the open entries and the notes they link.
+
+    Runs at the end of every index run (after links are resolved) and writes only when
+    something differs, so a no-op run writes nothing; a killed run is redone by the next.
+    """
+    want = []
+    for entry_id, action, condition in store.execute(
+            "SELECT id, action, condition FROM entries "
+            "WHERE present = 1 AND status = 'open' ORDER BY id").fetchall():
+        titles, aliases = _linked_names(store, entry_id)
+        texts = view_texts(action or "", condition, titles, aliases)
+        want += [(entry_id, i, kind, text, condition_hash(text))
+                 for i, (kind, text) in enumerate(texts)]
+    have = store.execute("SELECT entry_id, ord, kind, text, hash FROM entry_views "
+                         "ORDER BY entry_id, ord").fetchall()
+    if [tuple(r) for r in have] == want:
+        return False
+    with store.atomic():
+        store.execute("DELETE FROM entry_views")
+        store.db.conn.executemany(
+            "INSERT INTO entry_views (entry_id, ord, kind, text, hash) VALUES (?, ?, ?, ?, ?)",
+            want)
+    return True
+
+
+def _linked_names(store: Store, entry_id: str) -> tuple[list[str], list[str]]:
+    rows = store.execute(
+        "SELECT n.id, n.title FROM entry_links l JOIN notes n ON n.id = l.target_id "
+        "WHERE l.entry_id = ? AND n.deleted = 0 ORDER BY l.ord", [entry_id]).fetchall()
+    titles = [title for _, title in rows if title]
+    aliases = [alias for note_id, _ in rows for (alias,) in store.execute(
+        "SELECT alias FROM aliases WHERE note_id = ? ORDER BY alias", [note_id])]
+    return titles, aliases

@@ -222,3 +222,16 @@ def m008_form_candidates(db: Database) -> None:
     db["candidates"].create_index(["note_id"])
     if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")
+
+
+@migration
+def m009_entry_views(db: Database) -> None:
+    """The texts of a ledger entry that the trigger matcher compares a context with
+    (condition, condition with action, action; the titles and aliases of the notes it
+    links, for the keyword half), the descriptions embedded like chunks, keyed by their
+    hash. Filled by the next index run."""
+    db["entry_views"].create(
+        {"entry_id": str, "ord": int, "kind": str, "text": str, "hash": str},
+        pk=("entry_id", "ord"),
+    )
+    db["entry_views"].create_index(["hash"])

@@ -3,7 +3,11 @@
     score_i = cosine_i x (1 + W*s_i) x (1 + W_fire*b_i)        (SPEC 5)
 
 Multiplication keeps relevance sovereign; nothing here ever drops a note for
-low salience: the only filters are structural (--in, deleted notes).
+low salience: the only filters are structural (--in, deleted notes). Then
+placement: the notes of an entry that fires on the query (grounded) rank no
+lower than `fire_slot`, because the query is their moment; `--floor` pins them
+above the list instead. Ambient firing (a window open, the query not about it)
+only multiplies.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from datetime import datetime
 
 import numpy as np
 
-from . import commitments, lexical, prospective
+from . import commitments, lexical, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder
 from .schema import SCHEMA
@@ -28,7 +32,7 @@ SNIPPET_CHARS = 240
 
 
 # QueryOptions field -> the Settings field its default comes from (SPEC 11: one place).
-_FROM_SETTINGS = {"weight": "weight", "fire_weight": "fire_weight",
+_FROM_SETTINGS = {"weight": "weight", "fire_weight": "fire_weight", "fire_slot": "fire_slot",
                   "log_mentions": "query_mentions", "mode": "mode", "fusion": "fusion",
                   "rrf_k": "rrf_k", "lexical_weight": "lexical_weight"}
 
@@ -42,6 +46,7 @@ class QueryOptions:
     prefix: str | None = None
     weight: float = DEFAULTS.weight
     fire_weight: float = DEFAULTS.fire_weight
+    fire_slot: int = DEFAULTS.fire_slot
     prospective: bool = True
     floor: bool = False
     include_closed: bool = False
@@ -95,13 +100,14 @@ class QueryResult:
     candidates: int
     seconds: float
     stale: list[str] = field(default_factory=list)  # indexed notes gone from disk: skipped
+    firing: list[dict] = field(default_factory=list)  # every open entry firing now (SPEC 1)
 
     def as_dict(self) -> dict:
         """The `query --json` document (SPEC 1)."""
         return {"schema": SCHEMA, "query": self.query,
                 "now": self.now.isoformat(timespec="seconds"), "weight": self.weight,
                 "fire_weight": self.fire_weight, "candidates": self.candidates,
-                "seconds": self.seconds, "stale": self.stale,
+                "seconds": self.seconds, "stale": self.stale, "firing": self.firing,
                 "results": [hit.as_dict() for hit in self.results]}
 
 
@@ -115,24 +121,35 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     started = time.perf_counter()
     if embedder.dim:  # read the vectors while the model may still be loading (cached)
         store.matrix(embedder.fingerprint, embedder.dim)
-    qvec = embedder.embed([text])[0]
+    if opts.prospective and commitments.may_fire_on(store, now):
+        # the query and its sentences (or clauses): one model call
+        context = trigger.make_context(text, embedder.embed, settings.context_units)
+    else:
+        context = trigger.Context(text, (trigger.Unit(text, "query"),), embedder.embed([text]))
     with store.snapshot():
-        hits, candidates, log, stale = _rank(store, embedder, text, qvec, opts, now, settings)
+        hits, candidates, log, stale, lane = _rank(store, embedder, context, opts, now,
+                                                   settings)
     if opts.log_mentions and log:
         _log_mentions(store, now, text, log[: opts.log_mentions])
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
     return QueryResult(text, now, w, wf, hits, candidates,
-                       round(time.perf_counter() - started, 4), stale)
+                       round(time.perf_counter() - started, 4), stale, lane)
 
 
-def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], int, list, list]:
+def _rank(store, embedder, context, opts, now, settings
+          ) -> tuple[list[Hit], int, list, list, list]:
+    text, qvec = context.text, context.vec
     m = store.matrix(embedder.fingerprint, qvec.shape[0])
     titles = store.note_titles()
-    if not len(m.note_ids):
-        return [], 0, [], []
     sims = m.vectors @ qvec
-    cosine = np.maximum.reduceat(sims, m.starts)
-    note_ids = m.note_ids[m.starts]
+    cosine = np.maximum.reduceat(sims, m.starts) if len(sims) else np.zeros(0)
+    note_ids = m.note_ids[m.starts] if len(sims) else np.zeros(0, np.int64)
+    firings = (commitments.firing_now(store, settings, now, context, embedder.fingerprint,
+                                      commitments.nearest_notes(note_ids, cosine))
+               if opts.prospective else [])
+    lane = [f.as_dict(commitments.note_paths(store, f.entry.note_ids)) for f in firings]
+    if not len(m.note_ids):
+        return [], 0, [], [], lane
     eligible = _eligible(note_ids, titles, opts)
     if not opts.include_closed:  # closed and stale prospective items stay out unless asked
         hidden = prospective.hidden_note_ids(store)
@@ -140,8 +157,6 @@ def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], 
             eligible &= ~np.isin(note_ids, list(hidden))
     salience = (_aligned(note_ids, *store.salience_scores()) if opts.prospective
                 else np.zeros(len(note_ids)))
-    firings = (commitments.firing_now(store, settings, now, text, qvec, embedder.fingerprint)
-               if opts.prospective else [])
     fired = _fired_notes(firings)
     firing = (np.isin(note_ids, list(fired)) if fired else np.zeros(len(note_ids), bool)).astype(
         np.float64)
@@ -150,27 +165,30 @@ def _rank(store, embedder, text, qvec, opts, now, settings) -> tuple[list[Hit], 
                                   len(sims))
     score = relevance * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
-    top, pinned, stale = _order_on_disk(score, note_ids, fired, opts, titles, settings.vault)
+    grounded = _grounded_strength(note_ids, fired)
+    top, pinned, natural, stale = _order_on_disk(score, grounded, opts, titles, note_ids,
+                                                 settings.vault)
     sal_rows = (store.salience_parts([int(note_ids[i]) for i in top])
                 if opts.explain and opts.prospective and top else {})
     ctx = _Ctx(store, m, sims, note_ids, cosine, salience, firing, score, titles, fired,
-               sal_rows, opts, relevance, legs)
+               sal_rows, opts, relevance, legs, natural)
     hits = [_hit(ctx, rank, i, i in pinned) for rank, i in enumerate(top, start=1)]
-    return hits, int(eligible.sum()), [note_ids[i] for i in top], stale
+    return hits, int(eligible.sum()), [note_ids[i] for i in top], stale, lane
 
 
-def _order_on_disk(score, note_ids, fired, opts, titles, vault) -> tuple[list, set, list]:
+def _order_on_disk(score, grounded, opts, titles, note_ids, vault
+                   ) -> tuple[list, set, dict, list]:
     """`_order`, skipping notes whose file no longer exists (deleted since the last index).
 
     Only the rows about to be returned are checked: k stats, not one per note.
     """
     stale: list[str] = []
     while True:
-        top, pinned = _order(score, note_ids, fired, opts)
+        top, pinned, natural = _order(score, grounded, opts)
         gone = [i for i in top if not os.path.isfile(
             os.path.join(vault, titles[int(note_ids[i])][0]))]
         if not gone:
-            return top, pinned, stale
+            return top, pinned, natural, stale
         stale += [titles[int(note_ids[i])][0] for i in gone]
         score = score.copy()
         score[gone] = -np.inf
@@ -265,19 +283,53 @@ def _fired_notes(firings) -> dict[int, list]:
     return out
 
 
-def _order(score, note_ids, fired, opts) -> tuple[list[int], set[int]]:
-    """Row order of the results; with --floor, firing notes are pinned first."""
-    if not opts.floor:
-        return [int(i) for i in _top(score, opts.limit)], set()
-    firing_rank = {}
-    for rank, note_id in enumerate(fired):  # dict order is firing order
-        firing_rank.setdefault(note_id, rank)
-    linked = np.isfinite(score) & np.isin(note_ids, list(firing_rank))
-    pinned = [int(i) for i in np.flatnonzero(linked)]
-    pinned.sort(key=lambda i: (firing_rank[int(note_ids[i])], -score[i]))
-    rest = np.where(np.isin(np.arange(len(score)), pinned), -np.inf, score)
-    room = max(opts.limit - len(pinned), 0)
-    return pinned + [int(i) for i in _top(rest, room)] if room else pinned, set(pinned)
+def _grounded_strength(note_ids, fired) -> dict[int, float]:
+    """{row: strength} for the notes of entries that fire on the query (grounded)."""
+    strength = {note_id: max(f.strength for f in fs if f.grounded)
+                for note_id, fs in fired.items() if any(f.grounded for f in fs)}
+    if not strength:
+        return {}
+    rows = np.flatnonzero(np.isin(note_ids, list(strength)))
+    return {int(i): strength[int(note_ids[i])] for i in rows}
+
+
+def _order(score, grounded: dict[int, float], opts) -> tuple[list[int], set[int], dict]:
+    """Row order of the results, the pinned rows, and each placed row's natural rank.
+
+    --floor: every grounded note is pinned above the list, strongest match first.
+    Otherwise placement: the j-th grounded note by score ranks no lower than
+    fire_slot + j (a grounded note that ranks higher on its own keeps its rank).
+    """
+    live = {i: s for i, s in grounded.items() if np.isfinite(score[i])}
+    if opts.floor:
+        pinned = sorted(live, key=lambda i: (-live[i], -score[i], i))
+        rest = score.copy()
+        rest[pinned] = -np.inf
+        room = max(opts.limit - len(pinned), 0)
+        return pinned + ([int(i) for i in _top(rest, room)] if room else []), set(pinned), {}
+    if not live:
+        return [int(i) for i in _top(score, opts.limit)], set(), {}
+    queue = sorted(live, key=lambda i: (-score[i], i))
+    rest = score.copy()
+    rest[queue] = -np.inf
+    others = [int(i) for i in _top(rest, opts.limit)]
+    out, natural, placed = [], {}, 0
+    while len(out) < opts.limit and (queue or others):
+        if queue and (not others or score[queue[0]] >= score[others[0]]):
+            out.append(queue.pop(0))  # ranks there on its own
+            placed += 1
+        elif queue and len(out) + 1 >= opts.fire_slot + placed:
+            natural[queue[0]] = _natural_rank(score, queue[0])
+            out.append(queue.pop(0))
+            placed += 1
+        else:
+            out.append(others.pop(0))
+    return out, set(), natural
+
+
+def _natural_rank(score, row) -> int:
+    """The rank `row` would have by score alone (1 = best)."""
+    return int(np.sum(score > score[row])) + 1
 
 
 @dataclass
@@ -296,6 +348,7 @@ class _Ctx:
     opts: QueryOptions
     relevance: np.ndarray
     legs: dict
+    natural: dict  # row -> its rank by score alone, for grounded notes placed by fire_slot
 
 
 def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
@@ -306,8 +359,8 @@ def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
     heading, text = ctx.store.chunk_texts([chunk_id]).get(chunk_id, ("", ""))
     note_id = int(ctx.note_ids[i])
     path, title = ctx.titles[note_id]
-    commits = [{"id": f.entry.id, "action": f.entry.action, "why": f.why}
-               for f in ctx.fired.get(note_id, [])]
+    commits = [{"id": f.entry.id, "action": f.entry.action, "why": f.why,
+                "grounded": f.grounded} for f in ctx.fired.get(note_id, [])]
     hit = Hit(rank, path, title, round(float(ctx.score[i]), 4), round(float(ctx.cosine[i]), 4),
               round(float(ctx.salience[i]), 4), bool(ctx.firing[i]), pinned, snippet(text),
               heading, commits)
@@ -330,9 +383,29 @@ def _explain(ctx: _Ctx, i: int, note_id: int) -> dict:
         "components": dict(zip(SALIENCE_PARTS, (round(x, 4) for x in parts[1:]), strict=True))
         if parts else None,
         "firing": int(ctx.firing[i]),
+        "fires": _fires_explain(ctx.fired.get(note_id, [])),
+        "placement": _placement(ctx, i),
         "formula": f"{ctx.relevance[i]:.4f} x (1 + {w}*{ctx.salience[i]:.4f}) x "
                    f"(1 + {wf}*{int(ctx.firing[i])}) = {ctx.score[i]:.4f}",
     }
+
+
+def _fires_explain(firings) -> list[dict] | None:
+    """Per firing entry: grounded or ambient, which half matched, what against what."""
+    if not firings:
+        return None
+    return [{"id": f.entry.id, "grounded": f.grounded, "kind": f.kind,
+             "strength": round(f.strength, 3), "why": f.why, **f.details} for f in firings]
+
+
+def _placement(ctx: _Ctx, i: int) -> str | None:
+    if ctx.opts.floor and ctx.fired.get(int(ctx.note_ids[i])) and any(
+            f.grounded for f in ctx.fired[int(ctx.note_ids[i])]):
+        return "pinned by --floor (grounded)"
+    if i in ctx.natural:
+        return (f"grounded: no lower than fire_slot {ctx.opts.fire_slot} "
+                f"(rank {ctx.natural[i]} by score)")
+    return None
 
 
 def _eligible(note_ids: np.ndarray, titles: dict, opts: QueryOptions) -> np.ndarray:

@@ -112,6 +112,7 @@ def query_result(result, as_json: bool, explain: bool = False) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    _firing_strip(result.firing)
     if not result.results:
         warn("no results")
         return
@@ -119,7 +120,7 @@ def query_result(result, as_json: bool, explain: bool = False) -> None:
     for col in ("#", "score", "note", "snippet"):
         table.add_column(col, overflow="fold")
     for hit in result.results:
-        mark = " [bold yellow]↑fires[/]" if hit.firing else ""
+        mark = "".join(f" [bold yellow]↑{escape(c['id'])}[/]" for c in hit.commitments)
         pin = " [bold]📌[/]" if hit.pinned else ""
         # Note text is data, not markup: "[[Budget|budget]]" must print as written.
         table.add_row(str(hit.rank), f"{hit.score:.3f}",
@@ -128,6 +129,18 @@ def query_result(result, as_json: bool, explain: bool = False) -> None:
         if explain and hit.explain:
             table.add_row("", "", "[dim]explain[/]", _explain_line(hit.explain))
     _console(False).print(table)
+
+
+def _firing_strip(firing: list[dict]) -> None:
+    """What fires now, above the results: each commitment, on the query or in the
+    background, and why (a due commitment is never silent)."""
+    if not firing:
+        return
+    out = _console(False)
+    for f in firing:
+        how = "[bold yellow]fires on the query[/]" if f["grounded"] else "[dim]in the background[/]"
+        out.print(f"↑ [bold]{_esc(f['id'])}[/] {_esc(f['action'])} — {how}: {_esc(f['why'])}",
+                  highlight=False)
 
 
 def _esc(text) -> str:

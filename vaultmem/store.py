@@ -308,7 +308,7 @@ class Store:
     # -- vectors ---------------------------------------------------------------
 
     def missing_vectors(self, fingerprint: str) -> list[tuple[str, int]]:
-        """(hash, text length) of live chunks and open conditions with no vector under
+        """(hash, text length) of live chunks, conditions and entry views with no vector under
         `fingerprint`. Only hashes: the texts are fetched group by group (`texts_for`)."""
         # NOT EXISTS, not a LEFT JOIN: SQLite then checks the vector index before it
         # reads a chunk's text for its length, so a no-op run reads no chunk text
@@ -322,18 +322,25 @@ class Store:
             "UNION SELECT e.cond_hash, MIN(length(e.condition)) FROM entries e "
             "WHERE e.present = 1 AND e.cond_hash IS NOT NULL AND NOT EXISTS "
             "(SELECT 1 FROM vectors v WHERE v.hash = e.cond_hash AND v.fingerprint = ?) "
-            "GROUP BY e.cond_hash",
-            [fingerprint, fingerprint],
+            "GROUP BY e.cond_hash "
+            "UNION SELECT ev.hash, MIN(length(ev.text)) FROM entry_views ev "
+            "WHERE ev.kind IN ('condition', 'condition+action', 'action') "
+            "AND NOT EXISTS (SELECT 1 FROM vectors v "
+            "                  WHERE v.hash = ev.hash AND v.fingerprint = ?) "
+            "GROUP BY ev.hash",
+            [fingerprint, fingerprint, fingerprint],
         ).fetchall()
 
     def texts_for(self, hashes: list[str]) -> dict[str, tuple[str, str, str]]:
-        """{hash: (title, heading, text)} for chunk or condition hashes."""
+        """{hash: (title, heading, text)} for chunk, condition or entry-view hashes."""
         marks = ",".join("?" * len(hashes))
         rows = self.execute(
             "SELECT c.hash, n.title, c.heading, c.text FROM chunks c "
             f"JOIN notes n ON n.id = c.note_id WHERE c.hash IN ({marks}) "
             f"UNION ALL SELECT cond_hash, '', '', condition FROM entries "
-            f"WHERE cond_hash IN ({marks})", [*hashes, *hashes])
+            f"WHERE cond_hash IN ({marks}) "
+            f"UNION ALL SELECT hash, '', '', text FROM entry_views WHERE hash IN ({marks})",
+            [*hashes, *hashes, *hashes])
         out: dict[str, tuple[str, str, str]] = {}
         for digest, title, heading, text in rows:
             out.setdefault(digest, (title or "", heading or "", text or ""))

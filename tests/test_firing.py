@@ -1,0 +1,354 @@
+"""Grounded and ambient firing (SPEC 5): the matcher's units and views, the competition
+between entries, fire_slot placement, --floor, and the firing lane."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from datetime import date, datetime
+
+import numpy as np
+import pytest
+
+from vaultmem import commitments, ledger_sync, render
+from vaultmem.commitments import OpenEntry
+from vaultmem.config import DEFAULTS
+from vaultmem.rank import Hit, QueryOptions, QueryResult, _order
+from vaultmem.trigger import Context, Unit, View, best_matches, context_units
+
+NOW = datetime(2026, 8, 15, 9)
+SETTINGS = replace(DEFAULTS, semantic_threshold=0.5, about_threshold=0.5, clause_offset=0.1,
+                   match_margin=0.05, keyword_threshold=0.5)
+
+
+def unit(angle: float) -> np.ndarray:
+    """A unit vector in the plane at `angle` degrees (its cosine to unit(0) is cos(angle))."""
+    theta = math.radians(angle)
+    return np.array([math.cos(theta), math.sin(theta)], dtype=np.float32)
+
+
+def entry(id_: str, action: str, condition: str | None = None, fires_from: date | None = None,
+          keywords: tuple[str, ...] = ()) -> OpenEntry:
+    return OpenEntry(id_, action, condition, keywords, fires_from, fires_from, None, [1],
+                     None, 1, "Ledger.md")
+
+
+def context(*units: tuple[str, str, float]) -> Context:
+    """A context from (text, kind, angle) units; the first is the whole text."""
+    return Context(units[0][0], tuple(Unit(t, k) for t, k, _ in units),
+                   np.stack([unit(a) for _, _, a in units]))
+
+
+def fired(entries, ctx, views, settings=SETTINGS):
+    return [(f.entry.id, f.kind, f.grounded)
+            for f in commitments.fire(entries, NOW, settings, ctx, views)]
+
+
+# -- context units ---------------------------------------------------------------------
+
+def test_an_overloaded_context_splits_into_sentences_and_clauses():
+    text = ("Busy Monday: the proposal is due Friday, the smoke alarm is chirping, and I was "
+            "woken at 7:30 by a jackhammer over the fence. What should I do?")
+    units = context_units(text)
+    assert units[0] == Unit(text, "query")
+    assert [u.text for u in units if u.kind == "sentence"] == [
+        "Busy Monday: the proposal is due Friday, the smoke alarm is chirping, and I was "
+        "woken at 7:30 by a jackhammer over the fence.", "What should I do?"]
+    assert [u.text for u in units if u.kind == "clause"] == [
+        "Busy Monday", "the proposal is due Friday", "the smoke alarm is chirping",
+        "I was woken at 7:30 by a jackhammer over the fence", "What should I do"]
+
+
+def test_the_split_setting_chooses_the_units():
+    text = "We're at the gate: the board says 11:40. What now?"
+    assert [u.kind for u in context_units(text, "whole")] == ["query"]
+    assert [u.text for u in context_units(text, "sentences")] == [
+        text, "We're at the gate: the board says 11:40.", "What now?"]
+    assert [u.kind for u in context_units(text, "clauses")] == [
+        "query", "sentence", "sentence", "clause", "clause", "clause"]
+
+
+def test_a_bad_split_setting_is_a_clear_error(tmp_path, monkeypatch):
+    from vaultmem import config
+    from vaultmem.errors import ConfigError
+
+    monkeypatch.setenv("VAULTMEM_CONTEXT_UNITS", "paragraphs")
+    with pytest.raises(ConfigError, match="context_units='paragraphs': use whole"):
+        config.load(tmp_path)
+
+
+def test_a_short_context_is_its_own_only_unit():
+    assert context_units("guests arrive saturday") == [Unit("guests arrive saturday", "query")]
+    assert context_units("Hello. Yes") == [Unit("Hello. Yes", "query")]  # one-word parts
+
+
+# -- the semantic half: views, clauses, competition -------------------------------------
+
+def views_of(*rows: tuple[int, str, float, str]) -> list[View]:
+    return [View(owner, kind, kind, unit(angle), role) for owner, kind, angle, role in rows]
+
+
+def test_a_view_fires_at_its_roles_threshold_and_a_clause_needs_the_offset():
+    need = {"trigger": 0.5, "about": 0.7}
+    ctx = context(("whole", "query", 0), ("a clause", "clause", 110))
+    # cos 55° = 0.57: enough for the whole text (0.5), not for a clause (0.5 + 0.1)
+    hits = best_matches(ctx, views_of((0, "condition", 55, "trigger")), need, 0.1, 1.0)
+    assert hits[0].unit.kind == "query" and hits[0].score == pytest.approx(math.cos(
+        math.radians(55)), abs=1e-6)
+    only_clause = context(("whole", "query", 180), ("a clause", "clause", 0))
+    assert best_matches(only_clause, views_of((0, "condition", 55, "trigger")), need, 0.1,
+                        1.0) == {}
+    close = views_of((0, "condition", 20, "trigger"))  # cos 20° = 0.94 >= 0.6
+    assert best_matches(only_clause, close, need, 0.1, 1.0)[0].unit.text == "a clause"
+    # the about role has its own threshold: cos 50° = 0.64 < 0.7
+    assert best_matches(context(("q", "query", 0)), views_of((0, "action", 50, "about")),
+                        need, 0.1, 1.0) == {}
+
+
+def test_a_unit_fires_only_the_entries_it_matches_best_within_the_margin():
+    need = {"trigger": 0.3, "about": 0.3}
+    ctx = context(("q", "query", 0))
+    views = views_of((0, "condition", 10, "trigger"), (1, "condition", 30, "trigger"),
+                     (2, "condition", 12, "trigger"))
+    # cos 10° = 0.985, cos 12° = 0.978 (within 0.05), cos 30° = 0.866 (not)
+    assert sorted(best_matches(ctx, views, need, 0.0, 0.05)) == [0, 2]
+    assert sorted(best_matches(ctx, views, need, 0.0, 1.0)) == [0, 1, 2]
+    assert sorted(best_matches(ctx, views, need, 0.0, 0.0)) == [0]
+
+
+def test_each_clause_competes_on_its_own():
+    # two concerns in one context: each clause is the moment of a different entry
+    ctx = context(("both", "query", 45), ("first", "clause", 0), ("second", "clause", 90))
+    views = views_of((0, "condition", 0, "trigger"), (1, "condition", 90, "trigger"))
+    hits = best_matches(ctx, views, {"trigger": 0.8, "about": 0.8}, 0.0, 0.0)
+    assert {owner: hit.unit.text for owner, hit in hits.items()} == {0: "first", 1: "second"}
+
+
+def test_vectors_of_another_dimension_are_ignored():
+    ctx = context(("q", "query", 0))
+    other = [View(0, "condition", "x", np.array([1.0, 0.0, 0.0], np.float32), "trigger")]
+    assert best_matches(ctx, other, {"trigger": -1.0, "about": -1.0}, 0.0, 1.0) == {}
+
+
+# -- grounded and ambient, on hand-built ledgers ---------------------------------------
+
+GUESTS = entry("c-valve", "Replace the shower valve", condition="the guests are coming")
+PAY = entry("c-pay", "Pay the plumber invoice", fires_from=date(2026, 8, 15))
+TAX = entry("c-tax", "Top up the tax pot", fires_from=date(2026, 8, 1))
+LATER = entry("c-later", "Renew the passport", fires_from=date(2026, 9, 1))
+WARRANTY = entry("c-warranty", "Check the warranty", condition="after 2026-08-10 it lapses")
+VIEWS = {
+    "c-valve": [("condition", "the guests are coming", unit(0)),
+                ("condition+action", "When the guests are coming, replace the valve",
+                 unit(40)), ("action", "Replace the shower valve", unit(80))],
+    "c-pay": [("action", "Pay the plumber invoice", unit(90)), ("title", "Plumber", None)],
+    "c-tax": [("action", "Top up the tax pot", unit(180))],
+    "c-later": [("action", "Renew the passport", unit(0))],
+}
+
+
+def test_a_trigger_that_matches_the_query_fires_grounded():
+    ctx = context(("my in-laws land on friday", "query", 20))  # cos 20° to the condition
+    assert fired([GUESTS, PAY, TAX], ctx, VIEWS) == [
+        ("c-valve", "trigger", True), ("c-tax", "date", False), ("c-pay", "date", False)]
+    [first, *_] = commitments.fire([GUESTS], NOW, SETTINGS, ctx, VIEWS)
+    assert first.why == ("trigger matched by meaning: the context ~ condition "
+                         "«the guests are coming» (cosine 0.94)")
+    assert first.details["view"] == "condition" and first.strength == pytest.approx(0.94, 0.01)
+
+
+def test_a_dated_entry_the_query_is_about_fires_grounded_else_ambient():
+    about_pay = context(("when is that bill due", "query", 100))  # cos 10° to action
+    assert fired([PAY, TAX], about_pay, VIEWS) == [
+        ("c-pay", "date", True), ("c-tax", "date", False)]
+    [pay] = [f for f in commitments.fire([PAY], NOW, SETTINGS, about_pay, VIEWS)]
+    assert pay.why.startswith("due today (2026-08-15); the query is about it: matched by "
+                              "meaning: the context ~ action «Pay the plumber invoice»")
+
+
+def test_the_keyword_half_of_about_uses_action_words_and_linked_titles():
+    words = Context("pay that plumber invoice now", (Unit("pay that plumber invoice now",
+                                                          "query"),))  # no vectors at all
+    assert fired([PAY], words, VIEWS) == [("c-pay", "date", True)]
+    [pay] = commitments.fire([PAY], NOW, SETTINGS, words, VIEWS)
+    assert pay.why == "due today (2026-08-15); the query is about it: action words: " \
+        "invoic, pay, plumber"
+    title = Context("what did the plumber say", (Unit("what did the plumber say", "query"),))
+    [pay] = commitments.fire([PAY], NOW, SETTINGS, title, VIEWS)
+    assert (pay.grounded, pay.why) == (True, "due today (2026-08-15); the query is about it: "
+                                             "title named: Plumber")
+
+
+def test_an_entry_before_its_window_never_fires_even_if_the_query_is_about_it():
+    ctx = context(("renewing my passport", "query", 0))
+    assert fired([LATER], ctx, VIEWS) == []
+
+
+def test_a_date_named_in_a_condition_fires_ambient():
+    ctx = context(("nothing to do with it", "query", 90))
+    assert fired([WARRANTY], ctx, {}) == [("c-warranty", "trigger", False)]
+
+
+def test_without_a_context_only_ambient_firing_remains():
+    assert fired([GUESTS, PAY, TAX], None, VIEWS) == [
+        ("c-tax", "date", False), ("c-pay", "date", False)]
+
+
+def test_competition_between_entries_in_one_ledger():
+    # the context is closer to the guests' condition (cos 20° = 0.94) than to the plumber's
+    # action (cos 70° = 0.34, below the threshold anyway) and the tax pot's (cos 160°)
+    ctx = context(("the in-laws arrive", "query", 20))
+    wide = replace(SETTINGS, about_threshold=0.3, match_margin=1.0)
+    assert fired([GUESTS, PAY], ctx, VIEWS, wide) == [
+        ("c-valve", "trigger", True), ("c-pay", "date", True)]
+    narrow = replace(wide, match_margin=0.05)
+    assert fired([GUESTS, PAY], ctx, VIEWS, narrow) == [
+        ("c-valve", "trigger", True), ("c-pay", "date", False)]
+
+
+# -- placement -----------------------------------------------------------------------------
+
+SCORES = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+
+
+@pytest.mark.parametrize(("slot", "order", "natural"), [
+    (1, [5, 0, 1, 2, 3, 4], {5: 6}),
+    (3, [0, 1, 5, 2, 3, 4], {5: 6}),
+    (6, [0, 1, 2, 3, 4, 5], {}),  # its own rank is already the slot
+])
+def test_a_grounded_note_ranks_no_lower_than_fire_slot(slot, order, natural):
+    top, pinned, placed = _order(SCORES, {5: 0.3}, QueryOptions(limit=10, fire_slot=slot))
+    assert (top, pinned, placed) == (order, set(), natural)
+
+
+def test_the_jth_grounded_note_ranks_no_lower_than_fire_slot_plus_j():
+    opts = QueryOptions(limit=10, fire_slot=2)
+    top, _, placed = _order(SCORES, {4: 0.5, 5: 0.9}, opts)
+    assert top == [0, 4, 5, 1, 2, 3]  # by score among themselves, not by match strength
+    assert placed == {4: 5, 5: 6}
+
+
+def test_a_grounded_note_that_ranks_higher_on_its_own_keeps_its_rank():
+    top, _, placed = _order(SCORES, {1: 0.5}, QueryOptions(limit=10, fire_slot=4))
+    assert (top, placed) == ([0, 1, 2, 3, 4, 5], {})
+
+
+def test_placement_respects_the_limit_and_ignores_filtered_notes():
+    scores = np.array([0.9, 0.8, -np.inf, 0.6])
+    assert _order(scores, {2: 0.9, 3: 0.5}, QueryOptions(limit=2, fire_slot=1))[0] == [3, 0]
+
+
+def test_floor_pins_grounded_notes_strongest_first_past_the_limit():
+    top, pinned, _ = _order(SCORES, {4: 0.5, 5: 0.9}, QueryOptions(limit=1, floor=True))
+    assert (top, pinned) == ([5, 4], {4, 5})
+    top, pinned, _ = _order(SCORES, {}, QueryOptions(limit=3, floor=True))
+    assert (top, pinned) == ([0, 1, 2], set())
+
+
+# -- entry views (index time) ----------------------------------------------------------
+
+def test_view_texts_of_an_entry():
+    assert ledger_sync.view_texts("Replace the valve", "the guests are coming",
+                                  ["Bathroom", "bathroom"], ["Bad"]) == [
+        ("condition", "the guests are coming"),
+        ("condition+action", "When the guests are coming, Replace the valve"),
+        ("action", "Replace the valve"), ("title", "Bathroom"), ("alias", "Bad")]
+    # the second "bathroom" repeats a title (case aside): a view is never embedded twice
+    assert ledger_sync.view_texts("Pay", None, [], []) == [("action", "Pay")]
+
+
+# -- the firing lane -----------------------------------------------------------------------
+
+def lane_result() -> QueryResult:
+    hit = Hit(1, "Bathroom.md", "Bathroom", 1.2, 0.2, 0.1, True, False, "valve notes", "",
+              [{"id": "c-valve", "action": "Replace the valve", "why": "trigger matched",
+                "grounded": True}])
+    lane = [{"id": "c-valve", "action": "Replace the valve", "grounded": True,
+             "kind": "trigger", "strength": 0.41, "notes": ["Bathroom.md"],
+             "why": "trigger matched by meaning (cosine 0.41)"},
+            {"id": "c-pay", "action": "Pay the plumber", "grounded": False, "kind": "date",
+             "strength": 0.0, "notes": ["Plumber.md"], "why": "due today (2026-08-15)"}]
+    return QueryResult("in-laws", NOW, 0.3, 1.0, [hit], 3, 0.01, lane)
+
+
+def test_the_firing_lane_is_in_the_json_document(capsys):
+    render.query_result(lane_result(), as_json=True)
+    doc = json.loads(capsys.readouterr().out)
+    assert [(f["id"], f["grounded"], f["notes"]) for f in doc["firing"]] == [
+        ("c-valve", True, ["Bathroom.md"]), ("c-pay", False, ["Plumber.md"])]
+    assert doc["results"][0]["commitments"][0]["grounded"] is True
+
+
+def test_the_terminal_shows_a_strip_naming_each_commitment_and_why(capsys, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(render, "_out_console", None)
+    render.query_result(lane_result(), as_json=False)
+    out = capsys.readouterr().out
+    strip = out[: out.index("┏")]
+    assert "↑ c-valve Replace the valve — fires on the query: trigger matched by meaning " \
+           "(cosine 0.41)" in strip
+    assert "↑ c-pay Pay the plumber — in the background: due today (2026-08-15)" in strip
+    assert "↑c-valve" in out[out.index("┏"):]  # the row names its commitment
+
+
+def test_views_follow_the_ledger_and_the_notes_it_links(tmp_path):
+    from vaultmem import config
+    from vaultmem.indexer import index_vault
+    from vaultmem.store import Store
+
+    from .conftest import FakeEmbedder
+
+    (tmp_path / "Bathroom.md").write_text("---\naliases: [Wet room]\n---\n# Bathroom\nTiles.\n")
+    (tmp_path / "Ledger.md").write_text(
+        "- [ ] When the guests are coming, replace the valve [[Bathroom]] #project/house\n"
+        "- [x] Pay the plumber 📅 2026-08-01 ✅ 2026-08-01 [[Bathroom]]\n")
+    settings = config.load(tmp_path)
+    store = Store.open(settings.db, create=True)
+    embedder = FakeEmbedder()
+    index_vault(store, settings, embedder, now=NOW)
+    rows = store.execute("SELECT entry_id, kind, text FROM entry_views ORDER BY ord").fetchall()
+    assert rows == [
+        ("c-replace-valve", "condition", "the guests are coming"),
+        ("c-replace-valve", "condition+action", "When the guests are coming, Replace the valve"),
+        ("c-replace-valve", "action", "Replace the valve"),
+        ("c-replace-valve", "title", "Bathroom"),
+        ("c-replace-valve", "alias", "Wet room")]  # the done entry has no views
+    entries = commitments.open_entries(store)
+    views = commitments.entry_views(store, embedder.fingerprint, entries)
+    assert [kind for kind, _, _ in views["c-replace-valve"]] == [r[1] for r in rows]
+    # descriptions are embedded; names serve the keyword half only
+    assert [None if vec is None else vec.shape for _, _, vec in views["c-replace-valve"]] == [
+        (embedder.dim,)] * 3 + [None, None]
+    # a no-op run writes nothing; renaming the linked note's title changes its view
+    assert ledger_sync.refresh_views(store) is False
+    (tmp_path / "Bathroom.md").write_text("---\ntitle: Wet room upstairs\n---\nTiles.\n")
+    index_vault(store, settings, embedder, now=NOW)
+    assert ("title", "Wet room upstairs") in [
+        (k, t) for k, t, _ in commitments.entry_views(
+            store, embedder.fingerprint, commitments.open_entries(store))["c-replace-valve"]]
+    store.close()
+
+
+def test_a_context_much_closer_to_another_note_is_not_the_entrys_moment():
+    ctx = context(("which colours are the walls painted", "query", 20))  # cos 0.94
+    strict = replace(SETTINGS, note_ratio=0.5)
+    # the context's nearest note (id 7, cosine 0.99) is not one the entry links:
+    # 0.94 >= 0.5 x 0.99 still fires; at a ratio of 0.96 it does not
+    assert fired([GUESTS], ctx, VIEWS, strict) == [("c-valve", "trigger", True)]
+
+    def fires_at(ratio, nearest):
+        return [f.entry.id for f in commitments.fire(
+            [GUESTS], NOW, replace(SETTINGS, note_ratio=ratio), ctx, VIEWS, nearest)]
+    assert fires_at(0.5, [(7, 0.99)]) == ["c-valve"]
+    assert fires_at(0.96, [(7, 0.99)]) == []
+    # the entry's own note (id 1) never counts against it: the next one does
+    assert fires_at(0.96, [(1, 0.99), (7, 0.5)]) == ["c-valve"]
+
+
+def test_nearest_notes_are_the_k_best_in_order():
+    ids = np.array([10, 11, 12, 13])
+    assert commitments.nearest_notes(ids, np.array([0.1, 0.9, 0.5, 0.7]), k=3) == [
+        (11, pytest.approx(0.9)), (13, pytest.approx(0.7)), (12, pytest.approx(0.5))]
+    assert commitments.nearest_notes(ids[:0], np.zeros(0)) == []
