@@ -269,7 +269,7 @@ def lane_result() -> QueryResult:
              "why": "trigger matched by meaning (cosine 0.41)"},
             {"id": "c-pay", "action": "Pay the plumber", "grounded": False, "kind": "date",
              "strength": 0.0, "notes": ["Plumber.md"], "why": "due today (2026-08-15)"}]
-    return QueryResult("in-laws", NOW, 0.3, 1.0, [hit], 3, 0.01, lane)
+    return QueryResult("in-laws", NOW, 0.3, 1.0, [hit], 3, 0.01, firing=lane)
 
 
 def test_the_firing_lane_is_in_the_json_document(capsys):

@@ -50,7 +50,7 @@ class Settings:
     # trigger matcher (SPEC 5)
     keyword_threshold: float = 0.5
     # chosen from scripts/eval_prospective.py's sweeps, see README
-    semantic_threshold: float = 0.26  # a condition's views vs the context or a sentence
+    semantic_threshold: float = 0.22  # a condition's views vs the context or a sentence
     about_threshold: float = 0.18  # a dated entry's own text vs the context: "about it"
     context_units: str = "clauses"  # whole | sentences | clauses: how a context is split
     clause_offset: float = 0.05  # what a single clause needs on top of either threshold
