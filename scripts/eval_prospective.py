@@ -263,6 +263,7 @@ def cross_vault(blueprints: list[dict], root: Path, name: str) -> tuple[Path, di
     cond = [bp for bp in blueprints if bp["kind"] == "conditional"]
     vault = root / f"cross-{name}"
     shutil.rmtree(vault, ignore_errors=True)
+    vault.mkdir(parents=True)
     lines = []
     for bp in cond:
         start = date.fromisoformat(bp["start"])
@@ -274,7 +275,7 @@ def cross_vault(blueprints: list[dict], root: Path, name: str) -> tuple[Path, di
     (vault / "Ledger.md").write_text("# Ledger\n\n" + "".join(lines), encoding="utf-8")
     cli("index", str(vault), "--now", "2026-12-31")
     ids = {row["action"].split(":")[0]: row["id"] for row in cli("ledger", "--vault",
-                                                                   str(vault))["entries"]}
+                                                                   str(vault))["results"]}
     return vault, ids
 
 
@@ -514,6 +515,8 @@ def main() -> None:
     for bp in blueprints:
         results.append(evaluate_blueprint(bp, root))
         print(f"{bp['id']}: done", file=sys.stderr)
+    if args.json_out:  # the ranks are kept even if a sweep fails
+        args.json_out.write_text(json.dumps({"results": results}, indent=1))
     defaults = ({},) if args.no_sweeps else ({}, *MATCHER_SWEEP)
     sweep = sweep_matcher(blueprints, results, root, defaults)
     if not args.keep:
