@@ -329,7 +329,7 @@ def test_commands_run_inside_a_subfolder_use_the_vault_root(indexed):
     assert json.loads(proc.stdout)["vault"] == str(indexed.resolve())
 def test_a_paint_question_keeps_the_paint_note_first_while_commitments_are_due(indexed,
                                                                               capsys):
-    # On 2026-08-20 five dated commitments are in their window (one overdue, one due
+    # On 2026-08-20 four dated commitments are in their window (one overdue, one due
     # today); none is about paint, so none may take the first rank.
     for args in ((), ("--floor",)):
         doc = cli_json(capsys, "query", "which paint colours did we pick for the walls?",
