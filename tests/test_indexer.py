@@ -217,3 +217,15 @@ def test_a_new_store_at_the_same_path_ignores_the_old_matrix_file(tmp_path, fake
         again.set_meta("generation", generation)
     matrix = Store.open(settings.db).matrix(fake_embedder.fingerprint, fake_embedder.dim)
     assert set(matrix.note_ids) == {again.path_ids()["a.md"]}
+
+
+def test_a_notes_aliases_are_embedded_with_its_title(tmp_path, fake_embedder):
+    """Aliases are other names for the note: a query by one finds it by meaning too."""
+    vault, settings, store = setup(tmp_path)
+    (vault / "c.md").write_text("---\naliases: [Heater, boiler room]\n---\n# C\n\nPipes.\n")
+    index_vault(store, settings, fake_embedder, now=NOW)
+    embedded = [t for call in fake_embedder.calls for t in call]
+    assert "C (Heater, boiler room)\nC\n# C\n\nPipes." in embedded
+    (vault / "c.md").write_text("---\naliases: [Heater]\n---\n# C\n\nPipes.\n")
+    index_vault(store, settings, fake_embedder, now=NOW)
+    assert fake_embedder.calls[-1] == ["C (Heater)\nC\n# C\n\nPipes."]

@@ -147,3 +147,28 @@ def test_upgrading_takes_deleted_notes_out_of_the_search_index(vault):
     assert gone and indexed.fetchone()[0] == 0
     assert store.execute("SELECT count(*) FROM chunks WHERE id = ?", [chunk[0]]).fetchone()[0]
     store.close()
+
+
+def coverage_by_path(store: Store, query: str) -> dict[str, float]:
+    chunks = dict(store.execute("SELECT c.id, n.path FROM chunks c JOIN notes n "
+                                "ON n.id = c.note_id WHERE n.deleted = 0").fetchall())
+    shares = lexical.coverage(store.db.conn, query, list(chunks))
+    return {chunks[cid]: share for cid, share in shares.items()}
+
+
+def test_coverage_is_the_share_of_the_query_words_a_chunk_holds(store):
+    shares = coverage_by_path(store, "the boiler meeting")  # "the" is a stop word
+    assert shares["n1.md"] == 1.0
+    assert shares["n2.md"] == 0.5
+    assert shares["n5.md"] == 0.0
+
+
+def test_coverage_reads_titles_and_folds_accents_like_the_search(store):
+    # The title column counts (a note's title is its file name here: "n7").
+    assert coverage_by_path(store, "CREME brulee n7")["n7.md"] == 1.0
+    assert coverage_by_path(store, "creme n7 plumber")["n7.md"] == pytest.approx(2 / 3)
+
+
+def test_coverage_of_nothing_is_empty(store):
+    assert lexical.coverage(store.db.conn, "!!!", [1, 2]) == {}
+    assert lexical.coverage(store.db.conn, "boiler", []) == {}

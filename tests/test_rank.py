@@ -316,3 +316,19 @@ def test_the_query_alone_is_embedded_when_nothing_could_fire(tmp_path):
               settings)
     assert embedder.calls[-1][:3] == [text, "First sentence here.", "Second sentence there."]
     store.close()
+
+
+@pytest.mark.parametrize("power", [0.0, 2.0])
+def test_hybrid_weights_each_lexical_score_by_the_share_of_the_query_it_holds(vault, power):
+    """relevance = (1 − α)·cosine/best + α·coverage^p·BM25/best BM25, for a note that
+    no open commitment links (those keep their dense term as a lexical floor)."""
+    text = "garden hedge trimmer warranty"  # the garden note holds two words of four
+    hits = query(vault, text=text, mode="hybrid", explain=True, limit=100,
+                 lexical_coverage=power, prospective=False).results
+    best_cos = max(h.explain["cosine"] for h in hits)
+    best_bm25 = max(-h.explain["bm25"] for h in hits if h.explain["bm25"] is not None)
+    garden = next(h for h in hits if h.path == "projects/garden.md").explain
+    assert garden["coverage"] == 0.5
+    expected = 0.5 * garden["cosine"] / best_cos + 0.5 * 0.5 ** power * (
+        -garden["bm25"] / best_bm25)
+    assert garden["relevance"] == pytest.approx(expected, abs=2e-4)

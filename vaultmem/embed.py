@@ -41,7 +41,8 @@ MODEL_DIR_PREFIX = "all-MiniLM-L6-v2-int8-"
 THREADS = 1
 ARENA = True
 # Bump when the text we embed for a chunk changes shape (see `embed_text`).
-RECIPE = "r1"
+# r2: the note's aliases follow its title (scripts/eval_retrieval.py, docs/evaluation.md).
+RECIPE = "r2"
 
 
 class Embedder(Protocol):
@@ -53,9 +54,12 @@ class Embedder(Protocol):
         ...
 
 
-def embed_text(title: str, heading: str, text: str) -> str:
-    """What is embedded for a chunk: its note's title and heading path give it context."""
-    return "\n".join(part for part in (title, heading, text) if part)
+def embed_text(title: str, heading: str, text: str, aliases=()) -> str:
+    """What is embedded for a chunk: its note's title, aliases and heading path give it
+    context. Aliases are sorted, so the text does not depend on where they were read."""
+    names = ", ".join(sorted(set(aliases)))
+    head = f"{title} ({names})" if names else title
+    return "\n".join(part for part in (head, heading, text) if part)
 
 
 def fingerprint_for(settings: Settings) -> str:

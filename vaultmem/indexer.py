@@ -311,8 +311,8 @@ def _scalar(value) -> str | None:
 def _chunk_rows(parsed) -> list[tuple[int, str, str, str]]:
     """(ord, heading, text, hash of the embedded text); a body-less note is its title."""
     chunks = parsed.chunks or (parse.Chunk(0, "", ""),)
-    return [(c.ord, c.heading, c.text, content_hash(embed_text(parsed.title, c.heading,
-                                                               c.text).encode()))
+    return [(c.ord, c.heading, c.text, content_hash(embed_text(
+        parsed.title, c.heading, c.text, parsed.aliases).encode()))
             for c in chunks]
 
 

@@ -117,6 +117,36 @@ def search(conn: sqlite3.Connection, query: str, total: int,
     return hits
 
 
+def coverage(conn: sqlite3.Connection, query: str, chunk_ids: list[int]) -> dict[int, float]:
+    """{chunk id: the share of the query's words that chunk holds}, over its title,
+    aliases, heading and body as the index stores them.
+
+    BM25 ranks whatever matches any word, so a long question finds chunks that share
+    only its everyday words with it; this share tells strong lexical evidence (every
+    word of "katex math rendering" in one chunk) from weak (three words of twelve).
+    """
+    words = {_fold_text(w) for w in query_words(query)}
+    out: dict[int, float] = {}
+    if not words:
+        return out
+    for start in range(0, len(chunk_ids), 500):
+        part = chunk_ids[start:start + 500]
+        rows = conn.execute("SELECT rowid, title, aliases, heading, body FROM chunks_fts "
+                            f"WHERE rowid IN ({','.join('?' * len(part))})", part)
+        for rowid, *columns in rows:
+            found = set(_TOKEN.findall(_fold_text(" ".join(c or "" for c in columns))))
+            out[rowid] = len(words & found) / len(words)
+    return out
+
+
+def _fold_text(text: str) -> str:
+    """Lower case without Latin accents, as a whole string (fast on ASCII)."""
+    text = text.lower()
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
 def _bm25(conn: sqlite3.Connection, expression: str | None, limit: int) -> list:
     if not expression:
         return []

@@ -34,7 +34,8 @@ SNIPPET_CHARS = 240
 # QueryOptions field -> the Settings field its default comes from (SPEC 11: one place).
 _FROM_SETTINGS = {"weight": "weight", "fire_weight": "fire_weight", "fire_slot": "fire_slot",
                   "log_mentions": "query_mentions", "mode": "mode", "fusion": "fusion",
-                  "rrf_k": "rrf_k", "lexical_weight": "lexical_weight"}
+                  "rrf_k": "rrf_k", "lexical_weight": "lexical_weight",
+                  "lexical_coverage": "lexical_coverage"}
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class QueryOptions:
     fusion: str = DEFAULTS.fusion
     rrf_k: int = DEFAULTS.rrf_k
     lexical_weight: float = DEFAULTS.lexical_weight
+    lexical_coverage: float = DEFAULTS.lexical_coverage
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides) -> QueryOptions:
@@ -197,10 +199,11 @@ def _order_on_disk(score, grounded, opts, titles, note_ids, vault
 def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     """Relevance before the salience and firing multipliers, by mode.
 
-    dense: the cosine. lexical: BM25, scaled to the best hit. hybrid: reciprocal-rank
-    fusion of both legs, scaled to [0, 1]. Prospective items and notes linked from
-    open ledger entries are found by meaning, not words (third seed), so their
-    lexical term is never below their dense one.
+    dense: the cosine. lexical: BM25, scaled to the best hit. hybrid: the fusion of
+    both legs (see `_score_fusion`; or reciprocal-rank fusion, scaled to [0, 1]), where
+    a note's lexical term is weighted by how much of the query its best chunk holds.
+    Prospective items and notes linked from open ledger entries are found by meaning,
+    not words (third seed), so their lexical term is never below their dense one.
     """
     n = len(note_ids)
     dense_rank = np.full(n, np.inf)
@@ -208,54 +211,64 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     dense_rank[order] = np.arange(1, len(order) + 1)
     if opts.mode == "dense":
         return cosine, {"dense_rank": dense_rank}
-    bm25, lex_rank = _lexical_leg(store, text, note_ids, eligible, chunks)
-    legs = {"dense_rank": dense_rank, "lexical_rank": lex_rank, "bm25": bm25}
+    bm25, lex_rank, share = _lexical_leg(store, text, note_ids, eligible, chunks)
+    legs = {"dense_rank": dense_rank, "lexical_rank": lex_rank, "bm25": bm25,
+            "coverage": share}
     if opts.mode == "lexical":
         best = np.nanmax(np.where(np.isfinite(bm25), -bm25, np.nan)) if np.isfinite(
             bm25).any() else 1.0
         return np.where(np.isfinite(bm25), -bm25 / best, -np.inf), legs
     by_meaning = _found_by_meaning(store, note_ids, fired)
+    evidence = share ** opts.lexical_coverage
     if opts.fusion == "score":
-        return _score_fusion(cosine, bm25, eligible, by_meaning, opts.lexical_weight), legs
+        return _score_fusion(cosine, bm25, eligible, by_meaning, opts.lexical_weight,
+                             evidence), legs
     k = opts.rrf_k
     dense_term = 1.0 / (k + dense_rank)
-    lex_term = 1.0 / (k + lex_rank)
+    lex_term = evidence / (k + lex_rank)
     lex_term = np.where(by_meaning, np.maximum(lex_term, dense_term), lex_term)
     return (dense_term + lex_term) / (2.0 / (k + 1)), legs
 
 
-def _score_fusion(cosine, bm25, eligible, by_meaning, alpha) -> np.ndarray:
-    """(1 − α)·cosine/best cosine + α·BM25/best BM25, each leg scaled to its best hit."""
+def _score_fusion(cosine, bm25, eligible, by_meaning, alpha, evidence=1.0) -> np.ndarray:
+    """(1 − α)·cosine/best cosine + α·evidence·BM25/best BM25, each leg scaled to its
+    best hit; `evidence` (per note, in [0, 1]) says how far its lexical score counts."""
     top_cos = float(cosine[eligible].max()) if eligible.any() else 1.0
     dense = cosine / top_cos if top_cos > 0 else cosine
     hit = np.isfinite(bm25)
     lex = np.zeros_like(cosine)
     if hit.any():
         lex[hit] = -bm25[hit] / float((-bm25[hit]).max())
-    lex = np.where(by_meaning, np.maximum(lex, dense), lex)
+    lex = np.where(by_meaning, np.maximum(lex * evidence, dense), lex * evidence)
     return (1.0 - alpha) * dense + alpha * lex
 
 
-def _lexical_leg(store, text, note_ids, eligible, chunks) -> tuple[np.ndarray, np.ndarray]:
-    """Per note: its best chunk's BM25 (lower is better) and its rank among hits.
+def _lexical_leg(store, text, note_ids, eligible, chunks):
+    """Per note: its best chunk's BM25 (lower is better), its rank among hits, and the
+    largest share of the query's words one of its chunks holds (`lexical.coverage`).
 
     `chunks`: how many live chunks there are (the rows of the vector matrix).
     """
     n = len(note_ids)
     bm25 = np.full(n, np.inf)
+    share = np.zeros(n)
     hits = lexical.search(store.db.conn, text, chunks)
     if hits:
-        owners = store.chunk_notes([cid for cid, _ in hits])
-        owner = np.array([owners.get(cid, -1) for cid, _ in hits], dtype=np.int64)
+        ids = [cid for cid, _ in hits]
+        owners = store.chunk_notes(ids)
+        covered = lexical.coverage(store.db.conn, text, ids)
+        owner = np.array([owners.get(cid, -1) for cid in ids], dtype=np.int64)
         scores = np.array([score for _, score in hits])
+        held = np.array([covered.get(cid, 0.0) for cid in ids])
         pos = np.searchsorted(note_ids, owner)  # note_ids ascend (the matrix is by note)
         pos = np.minimum(pos, n - 1)
         keep = (note_ids[pos] == owner) & eligible[pos]
         np.minimum.at(bm25, pos[keep], scores[keep])
+        np.maximum.at(share, pos[keep], held[keep])
     rank = np.full(n, np.inf)
     found = np.flatnonzero(np.isfinite(bm25))
     rank[found[np.argsort(bm25[found], kind="stable")]] = np.arange(1, len(found) + 1)
-    return bm25, rank
+    return bm25, rank, share
 
 
 def _aligned(note_ids: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np.ndarray:

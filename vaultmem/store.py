@@ -331,19 +331,22 @@ class Store:
             [fingerprint, fingerprint, fingerprint],
         ).fetchall()
 
-    def texts_for(self, hashes: list[str]) -> dict[str, tuple[str, str, str]]:
-        """{hash: (title, heading, text)} for chunk, condition or entry-view hashes."""
+    def texts_for(self, hashes: list[str]) -> dict[str, tuple[str, str, str, tuple]]:
+        """{hash: (title, heading, text, aliases)} for chunk, condition or entry-view
+        hashes: the arguments of `embed.embed_text`."""
         marks = ",".join("?" * len(hashes))
         rows = self.execute(
-            "SELECT c.hash, n.title, c.heading, c.text FROM chunks c "
+            "SELECT c.hash, n.title, c.heading, c.text, (SELECT json_group_array(a.alias) "
+            "FROM aliases a WHERE a.note_id = n.id) FROM chunks c "
             f"JOIN notes n ON n.id = c.note_id WHERE c.hash IN ({marks}) "
-            f"UNION ALL SELECT cond_hash, '', '', condition FROM entries "
+            f"UNION ALL SELECT cond_hash, '', '', condition, '[]' FROM entries "
             f"WHERE cond_hash IN ({marks}) "
-            f"UNION ALL SELECT hash, '', '', text FROM entry_views WHERE hash IN ({marks})",
+            f"UNION ALL SELECT hash, '', '', text, '[]' FROM entry_views WHERE hash IN ({marks})",
             [*hashes, *hashes, *hashes])
-        out: dict[str, tuple[str, str, str]] = {}
-        for digest, title, heading, text in rows:
-            out.setdefault(digest, (title or "", heading or "", text or ""))
+        out: dict[str, tuple[str, str, str, tuple]] = {}
+        for digest, title, heading, text, aliases in rows:
+            out.setdefault(digest, (title or "", heading or "", text or "",
+                                    tuple(json.loads(aliases or "[]"))))
         return out
 
     def vectors_for(self, fingerprint: str, hashes: list[str]) -> dict[str, np.ndarray]:
