@@ -332,3 +332,21 @@ def test_hybrid_weights_each_lexical_score_by_the_share_of_the_query_it_holds(va
     expected = 0.5 * garden["cosine"] / best_cos + 0.5 * 0.5 ** power * (
         -garden["bm25"] / best_bm25)
     assert garden["relevance"] == pytest.approx(expected, abs=2e-4)
+
+
+def test_a_note_found_by_meaning_gets_its_dense_term_on_the_lexical_legs_scale(vault):
+    """The kitchen note is linked from an open commitment: its lexical term is at least
+    its dense term times the largest lexical term any note gets for this query, so weak
+    word evidence lifts it no more than it lifts the notes that hold the words."""
+    hits = query(vault, text="garden hedge trimmer warranty", mode="hybrid", explain=True,
+                 limit=100, prospective=False).results
+    e = {h.path: h.explain for h in hits}
+    best_cos = max(x["cosine"] for x in e.values())
+    best_bm25 = max(-x["bm25"] for x in e.values() if x["bm25"] is not None)
+    lex = {p: (-x["bm25"] / best_bm25) * x["coverage"] ** 3 if x["bm25"] is not None else 0.0
+           for p, x in e.items()}
+    kitchen = e["projects/kitchen.md"]
+    dense = kitchen["cosine"] / best_cos
+    expected = 0.5 * dense + 0.5 * max(lex["projects/kitchen.md"], dense * max(lex.values()))
+    assert kitchen["relevance"] == pytest.approx(expected, abs=3e-4)
+    assert kitchen["relevance"] < dense  # the full dense floor would make it exactly dense

@@ -203,7 +203,8 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     both legs (see `_score_fusion`; or reciprocal-rank fusion, scaled to [0, 1]), where
     a note's lexical term is weighted by how much of the query its best chunk holds.
     Prospective items and notes linked from open ledger entries are found by meaning,
-    not words (third seed), so their lexical term is never below their dense one.
+    not words (third seed), so their lexical term is never below their dense one, on
+    the lexical leg's scale for this query (its largest term).
     """
     n = len(note_ids)
     dense_rank = np.full(n, np.inf)
@@ -226,7 +227,8 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     k = opts.rrf_k
     dense_term = 1.0 / (k + dense_rank)
     lex_term = evidence / (k + lex_rank)
-    lex_term = np.where(by_meaning, np.maximum(lex_term, dense_term), lex_term)
+    speaks = (k + 1) * float(lex_term[eligible].max()) if eligible.any() else 0.0
+    lex_term = np.where(by_meaning, np.maximum(lex_term, dense_term * speaks), lex_term)
     return (dense_term + lex_term) / (2.0 / (k + 1)), legs
 
 
@@ -239,7 +241,12 @@ def _score_fusion(cosine, bm25, eligible, by_meaning, alpha, evidence=1.0) -> np
     lex = np.zeros_like(cosine)
     if hit.any():
         lex[hit] = -bm25[hit] / float((-bm25[hit]).max())
-    lex = np.where(by_meaning, np.maximum(lex * evidence, dense), lex * evidence)
+    lex = lex * evidence
+    # The floor is on the lexical leg's own scale (as loud as it speaks for any note this
+    # time), so a note found by meaning is never behind for lack of words, and never
+    # ahead of an equally close note just because the query's words are weak evidence.
+    speaks = float(lex[eligible].max()) if eligible.any() else 0.0
+    lex = np.where(by_meaning, np.maximum(lex, dense * speaks), lex)
     return (1.0 - alpha) * dense + alpha * lex
 
 
