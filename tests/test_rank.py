@@ -339,7 +339,7 @@ def test_a_note_found_by_meaning_gets_its_dense_term_on_the_lexical_legs_scale(v
     its dense term times the largest lexical term any note gets for this query, so weak
     word evidence lifts it no more than it lifts the notes that hold the words."""
     hits = query(vault, text="garden hedge trimmer warranty", mode="hybrid", explain=True,
-                 limit=100, prospective=False).results
+                 limit=100, prospective=False, lexical_coverage=3.0).results
     e = {h.path: h.explain for h in hits}
     best_cos = max(x["cosine"] for x in e.values())
     best_bm25 = max(-x["bm25"] for x in e.values() if x["bm25"] is not None)

@@ -227,7 +227,8 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     k = opts.rrf_k
     dense_term = 1.0 / (k + dense_rank)
     lex_term = evidence / (k + lex_rank)
-    speaks = (k + 1) * float(lex_term[eligible].max()) if eligible.any() else 0.0
+    found = np.isfinite(lex_rank) & eligible
+    speaks = (k + 1) * float(lex_term[found].max()) if found.any() else 1.0
     lex_term = np.where(by_meaning, np.maximum(lex_term, dense_term * speaks), lex_term)
     return (dense_term + lex_term) / (2.0 / (k + 1)), legs
 
@@ -245,7 +246,7 @@ def _score_fusion(cosine, bm25, eligible, by_meaning, alpha, evidence=1.0) -> np
     # The floor is on the lexical leg's own scale (as loud as it speaks for any note this
     # time), so a note found by meaning is never behind for lack of words, and never
     # ahead of an equally close note just because the query's words are weak evidence.
-    speaks = float(lex[eligible].max()) if eligible.any() else 0.0
+    speaks = float(lex[hit & eligible].max()) if (hit & eligible).any() else 1.0
     lex = np.where(by_meaning, np.maximum(lex, dense * speaks), lex)
     return (1.0 - alpha) * dense + alpha * lex
 
