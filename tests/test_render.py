@@ -77,3 +77,21 @@ def test_get_shows_the_note_its_links_and_its_commitments(root, capsys):
     assert "commitment c-pay-plumber-invoice-shower (open)" in out
     assert "linked from ← Ledger.md" in out
     assert out.endswith("# Plumber\nTomasz, the valve.\n")
+
+
+def test_explain_reads_as_a_worked_sum(root, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    with Vault.open(root, embedder=FakeEmbedder()) as v:
+        v.salience(now=datetime(2026, 8, 20))
+        result = v.query("plumber valve", now=datetime(2026, 8, 20), explain=True, log=False)
+    render.query_result(result, as_json=False, explain=True)
+    out = capsys.readouterr().out
+    assert "relevance" in out and "= meaning" in out and "+ words" in out
+    assert "higher is better" in out
+    assert "score" in out and "× (1 + 0.3 × salience" in out
+    assert "salience" in out and "importance" in out
+    assert "fires c-pay-plumber-invoice-shower (ambient): overdue since 2026-08-20" not in out
+    assert "dense_rank=" not in out and "components=" not in out  # no raw dicts
+    top = result.results[0].explain
+    total = top["dense_term"] + top["lexical_term"]
+    assert total == pytest.approx(top["relevance"], abs=2e-4)

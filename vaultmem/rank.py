@@ -24,11 +24,11 @@ from . import commitments, lexical, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder
 from .schema import SCHEMA
+from .snippet import snippet
 from .store import Store
 
 SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "recency")
 
-SNIPPET_CHARS = 240
 
 
 # QueryOptions field -> the Settings field its default comes from (SPEC 11: one place).
@@ -173,7 +173,7 @@ def _rank(store, embedder, context, opts, now, settings
     sal_rows = (store.salience_parts([int(note_ids[i]) for i in top])
                 if opts.explain and opts.prospective and top else {})
     ctx = _Ctx(store, m, sims, note_ids, cosine, salience, firing, score, titles, fired,
-               sal_rows, opts, relevance, legs, natural)
+               sal_rows, opts, relevance, legs, natural, text)
     hits = [_hit(ctx, rank, i, i in pinned) for rank, i in enumerate(top, start=1)]
     return hits, int(eligible.sum()), [note_ids[i] for i in top], stale, lane
 
@@ -222,20 +222,25 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     by_meaning = _found_by_meaning(store, note_ids, fired)
     evidence = share ** opts.lexical_coverage
     if opts.fusion == "score":
-        return _score_fusion(cosine, bm25, eligible, by_meaning, opts.lexical_weight,
-                             evidence), legs
-    k = opts.rrf_k
-    dense_term = 1.0 / (k + dense_rank)
-    lex_term = evidence / (k + lex_rank)
-    found = np.isfinite(lex_rank) & eligible
-    speaks = (k + 1) * float(lex_term[found].max()) if found.any() else 1.0
-    lex_term = np.where(by_meaning, np.maximum(lex_term, dense_term * speaks), lex_term)
-    return (dense_term + lex_term) / (2.0 / (k + 1)), legs
+        dense_term, lex_term = _score_fusion(cosine, bm25, eligible, by_meaning,
+                                             opts.lexical_weight, evidence)
+    else:
+        k = opts.rrf_k
+        dense_term = 1.0 / (k + dense_rank)
+        lex_term = evidence / (k + lex_rank)
+        found = np.isfinite(lex_rank) & eligible
+        speaks = (k + 1) * float(lex_term[found].max()) if found.any() else 1.0
+        lex_term = np.where(by_meaning, np.maximum(lex_term, dense_term * speaks), lex_term)
+        dense_term, lex_term = (t / (2.0 / (k + 1)) for t in (dense_term, lex_term))
+    legs["dense_term"], legs["lexical_term"] = dense_term, lex_term
+    return dense_term + lex_term, legs
 
 
-def _score_fusion(cosine, bm25, eligible, by_meaning, alpha, evidence=1.0) -> np.ndarray:
-    """(1 − α)·cosine/best cosine + α·evidence·BM25/best BM25, each leg scaled to its
-    best hit; `evidence` (per note, in [0, 1]) says how far its lexical score counts."""
+def _score_fusion(cosine, bm25, eligible, by_meaning, alpha,
+                  evidence=1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The two terms of (1 − α)·cosine/best cosine + α·evidence·BM25/best BM25, each leg
+    scaled to its best hit; `evidence` (per note, in [0, 1]) says how far its lexical
+    score counts."""
     top_cos = float(cosine[eligible].max()) if eligible.any() else 1.0
     dense = cosine / top_cos if top_cos > 0 else cosine
     hit = np.isfinite(bm25)
@@ -248,7 +253,7 @@ def _score_fusion(cosine, bm25, eligible, by_meaning, alpha, evidence=1.0) -> np
     # ahead of an equally close note just because the query's words are weak evidence.
     speaks = float(lex[hit & eligible].max()) if (hit & eligible).any() else 1.0
     lex = np.where(by_meaning, np.maximum(lex, dense * speaks), lex)
-    return (1.0 - alpha) * dense + alpha * lex
+    return (1.0 - alpha) * dense, alpha * lex
 
 
 def _lexical_leg(store, text, note_ids, eligible, chunks):
@@ -370,6 +375,7 @@ class _Ctx:
     relevance: np.ndarray
     legs: dict
     natural: dict  # row -> its rank by score alone, for grounded notes placed by fire_slot
+    text: str = ""  # the query, for the snippet's window
 
 
 def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
@@ -383,7 +389,8 @@ def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
     commits = [{"id": f.entry.id, "action": f.entry.action, "why": f.why,
                 "grounded": f.grounded} for f in ctx.fired.get(note_id, [])]
     hit = Hit(rank, path, title, round(float(ctx.score[i]), 4), round(float(ctx.cosine[i]), 4),
-              round(float(ctx.salience[i]), 4), bool(ctx.firing[i]), pinned, snippet(text),
+              round(float(ctx.salience[i]), 4), bool(ctx.firing[i]), pinned,
+              snippet(text, ctx.text),
               heading, commits)
     if ctx.opts.explain:
         hit.explain = _explain(ctx, i, note_id)
@@ -397,7 +404,9 @@ def _explain(ctx: _Ctx, i: int, note_id: int) -> dict:
             for name, arr in ctx.legs.items()}
     return {
         "mode": ctx.opts.mode,
+        "score": round(float(ctx.score[i]), 4),
         "relevance": round(float(ctx.relevance[i]), 4),
+        "weight": w, "fire_weight": wf,
         **legs,
         "cosine": round(float(ctx.cosine[i]), 4),
         "salience": round(float(ctx.salience[i]), 4),
@@ -442,11 +451,6 @@ def _top(score: np.ndarray, k: int) -> np.ndarray:
         finite = finite[np.argpartition(-score[finite], k - 1)[:k]]
     # stable tie-break on position keeps equal scores in store order
     return finite[np.lexsort((finite, -score[finite]))]
-
-
-def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def _log_mentions(store: Store, now: datetime, text: str, note_ids) -> None:

@@ -125,10 +125,23 @@ def query_result(result, as_json: bool, explain: bool = False) -> None:
         # Note text is data, not markup: "[[Budget|budget]]" must print as written.
         table.add_row(str(hit.rank), f"{hit.score:.3f}",
                       f"[bold]{escape(hit.title)}[/]{mark}{pin}\n[dim]{escape(hit.path)}[/]",
-                      escape(hit.snippet))
+                      _highlighted(hit.snippet, result.query))
         if explain and hit.explain:
             table.add_row("", "", "[dim]explain[/]", _explain_line(hit.explain))
     _console(False).print(table)
+
+
+def _highlighted(snippet: str, query: str):
+    """The snippet with the query's words in bold (a rich Text: never read as markup)."""
+    import re
+
+    from rich.text import Text
+
+    text = Text(snippet)
+    words = [w for w in re.findall(r"\w{3,}", query)]
+    if words:
+        text.highlight_words(words, style="bold", case_sensitive=False)
+    return text
 
 
 def _firing_strip(firing: list[dict]) -> None:
@@ -150,8 +163,43 @@ def _esc(text) -> str:
     return escape(str(text))
 
 
-def _explain_line(explain: dict) -> str:
-    return "  ".join(f"{k}={v}" for k, v in explain.items())
+SALIENCE_NAMES = ("importance", "activation", "centrality", "prospective", "recency")
+
+
+def _explain_line(e: dict) -> str:
+    """`--explain` as a worked sum a person can check, one line per factor."""
+    lines = [_relevance_line(e),
+             f"score {e['score']:.3f} = relevance {e['relevance']:.3f} × (1 + {e['weight']:g} × "
+             f"salience {e['salience']:.3f}) × (1 + {e['fire_weight']:g} × firing "
+             f"{e['firing']})"]
+    parts = e.get("components")
+    if parts:
+        lines.append(f"salience {e['salience']:.3f} from " + ", ".join(
+            f"{name} {parts[name]:.2f}" for name in SALIENCE_NAMES if name in parts))
+    for f in e.get("fires") or ():
+        lines.append(f"fires {f['id']} ({'grounded' if f['grounded'] else 'ambient'}): "
+                     f"{f['why']}")
+    if e.get("placement"):
+        lines.append(f"placed {e['placement']}")
+    return _esc("\n".join(lines))
+
+
+def _relevance_line(e: dict) -> str:
+    dense = f"cosine {e['cosine']:.3f}" + (f", rank {e['dense_rank']:g}"
+                                           if e.get("dense_rank") is not None else "")
+    bm25 = e.get("bm25")
+    if bm25 is not None:
+        words = f"BM25 {-bm25:.2f}, higher is better, rank {e['lexical_rank']:g}"
+    elif e.get("lexical_term"):
+        words = "no query word in it; a commitment's note counts its meaning here too"
+    else:
+        words = "no query word in it"
+    if e["mode"] == "dense":
+        return f"relevance {e['relevance']:.3f} = meaning ({dense})"
+    if e["mode"] == "lexical":
+        return f"relevance {e['relevance']:.3f} = words ({words}), scaled to the best hit"
+    return (f"relevance {e['relevance']:.3f} = meaning {e['dense_term']:.3f} ({dense}) + "
+            f"words {e['lexical_term']:.3f} ({words})")
 
 
 def status(result, as_json: bool) -> None:
