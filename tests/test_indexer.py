@@ -229,3 +229,36 @@ def test_a_notes_aliases_are_embedded_with_its_title(tmp_path, fake_embedder):
     (vault / "c.md").write_text("---\naliases: [Heater]\n---\n# C\n\nPipes.\n")
     index_vault(store, settings, fake_embedder, now=NOW)
     assert fake_embedder.calls[-1] == ["C (Heater)\nC\n# C\n\nPipes."]
+
+
+def test_a_change_of_embedded_text_reembeds_only_the_notes_it_changes(tmp_path, fake_embedder):
+    """Aliases joined the embedded text without a fingerprint bump: after the re-parse a
+    migration asks for, only the chunks of notes with aliases are embedded again."""
+    from vaultmem import config
+    from vaultmem.indexer import index_vault
+    from vaultmem.store import Store
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "plain.md").write_text("# Plain\nNo aliases here.\n")
+    (vault / "named.md").write_text("---\naliases: [Other name]\n---\n# Named\nText.\n")
+    settings = config.load(vault)
+    store = Store.open(settings.db, create=True)
+    index_vault(store, settings, fake_embedder, now=datetime(2026, 8, 1))
+    texts = [t for call in fake_embedder.calls for t in call]
+    assert any("Named (Other name)" in t for t in texts)
+    # Pretend the store predates aliases in the text: old hashes, old vectors.
+    named = "(SELECT id FROM notes WHERE path = 'named.md')"
+    with store.atomic():
+        store.execute(f"DELETE FROM vectors WHERE hash IN (SELECT hash FROM chunks "
+                      f"WHERE note_id = {named})")
+        store.execute(f"UPDATE chunks SET hash = 'old-' || hash WHERE note_id = {named}")
+        store.execute("INSERT INTO vectors SELECT c.hash, ?, zeroblob(256) FROM chunks c "
+                      "WHERE c.hash LIKE 'old-%'", [fake_embedder.fingerprint])
+        store.set_meta("reparse_all", "1")
+    fake_embedder.calls.clear()
+    report = index_vault(store, settings, fake_embedder, now=datetime(2026, 8, 2))
+    store.close()
+    assert report.embedded == 1
+    assert [t for call in fake_embedder.calls for t in call] == [
+        "Named (Other name)\nNamed\n# Named\nText."]

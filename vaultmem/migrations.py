@@ -235,3 +235,11 @@ def m009_entry_views(db: Database) -> None:
         pk=("entry_id", "ord"),
     )
     db["entry_views"].create_index(["hash"])
+
+
+@migration
+def m010_aliases_in_embedded_text(db: Database) -> None:
+    """A chunk's embedded text now carries its note's aliases after the title: re-parse
+    every note once, so chunk hashes follow; only notes with aliases are embedded again."""
+    if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")
