@@ -60,18 +60,27 @@ def md(target: str) -> Link:
     ("2023/Projects/Kitchen", "Home.md", "archive/2023/projects/Kitchen.md"),
     ("a/b/Plan", "Home.md", "deep/a/b/Plan.md"),
     ("b/Meeting", "Home.md", None),
-    # file name: ambiguous names resolve to the shortest path
+    # file name: the linking note's own folder first, then the shortest path
     ("Kitchen", "Home.md", "projects/Kitchen.md"),
+    ("Kitchen", "archive/2023/projects/Notes.md", "archive/2023/projects/Kitchen.md"),
+    ("Kitchen", "archive/2023/Notes.md", "projects/Kitchen.md"),
+    ("Plan", "deep/a/b/Index.md", "Plan.md"),  # a path from the vault root comes first
+    # a path relative to the linking note's folder comes after the vault-relative one
+    ("b/Plan", "deep/a/Index.md", "deep/a/b/Plan.md"),
+    ("kitchen/Plan", "projects/Index.md", "projects/kitchen/Plan.md"),
+    ("b/target", "a/Index.md", "a/b/Target.md"),
     ("Meeting", "Home.md", "x/Meeting.md"),
+    ("Meeting", "yy/Notes.md", "yy/Meeting.md"),
+    ("meeting", "AB/Notes.md", "ab/Meeting.md"),
     ("meeting.md", "Home.md", "x/Meeting.md"),
     ("yy/meeting", "Home.md", "yy/Meeting.md"),
     ("jo park", "Home.md", "people/Jo Park.md"),
     ("Target", "Home.md", "a/b/Target.md"),
-    # alias, case-insensitive; a name beats an alias
-    ("Dashboard", "x/Meeting.md", "Home.md"),
-    ("kitchen REMODEL", "Home.md", "projects/Kitchen.md"),
-    ("standup", "Home.md", "x/Meeting.md"),
-    ("jp", "Home.md", "people/Jo Park.md"),
+    # aliases are not link targets (Obsidian's help on aliases)
+    ("Dashboard", "x/Meeting.md", None),
+    ("kitchen REMODEL", "Home.md", None),
+    ("standup", "Home.md", None),
+    ("jp", "Home.md", None),
     # a name with a dot is still a note when one exists
     ("Release v1.2", "Home.md", "Release v1.2.md"),
     # attachments and the unknown
@@ -154,7 +163,7 @@ def test_non_ascii_names_match_across_case_and_unicode_normalization(resolver):
     assert resolver.resolve(wiki("José Núñez"), "Home.md") == "people/José Núñez.md"
     assert resolver.resolve(wiki("JOSÉ NÚÑEZ"), "Home.md") == "people/José Núñez.md"
     assert resolver.resolve(wiki(nfd), "Home.md") == "people/José Núñez.md"
-    assert resolver.resolve(wiki("pepe"), "Home.md") == "people/José Núñez.md"
+    assert resolver.alias_of("PEPE") == ["people/José Núñez.md"]
     note = parse_note("[j](../people/Jos%C3%A9%20N%C3%BA%C3%B1ez.md)", "x/Meeting.md")
     assert resolver.resolve(note.links[0], "x/Meeting.md") == "people/José Núñez.md"
 
@@ -171,9 +180,11 @@ def test_tie_breaks_are_stable_whatever_the_insertion_order():
         assert Resolver({p: [] for p in order}).resolve(wiki("note"), "x.md") == "a/Note.md"
 
 
-def test_shared_alias_goes_to_the_shortest_path():
+def test_an_alias_resolves_nothing_but_names_its_notes_shortest_first():
     resolver = Resolver({"long/folder/A.md": ["Same"], "B.md": ["same"], "C/D.md": ["SAME"]})
-    assert resolver.resolve(wiki("same"), "x.md") == "B.md"
+    assert resolver.resolve(wiki("same"), "x.md") is None
+    assert resolver.alias_of("Same") == ["B.md", "C/D.md", "long/folder/A.md"]
+    assert resolver.alias_of("other") == []
 
 
 def test_empty_vault_resolves_nothing_but_self():

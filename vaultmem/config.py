@@ -61,9 +61,11 @@ class Settings:
     form_confidence: float = 0.5
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready view (paths as strings)."""
+        """JSON-ready view (paths as strings that UTF-8 can hold)."""
+        from .vault import printable
+
         out = asdict(self)
-        out["vault"], out["db"] = str(self.vault), str(self.db)
+        out["vault"], out["db"] = printable(str(self.vault)), printable(str(self.db))
         out["ledger_notes"] = list(self.ledger_notes)
         return out
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import candidates, ledger_sync, parse, prospective
+from . import candidates, ledger_sync, parse, prospective, status
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -38,7 +38,9 @@ class IndexReport:
     unchanged: int = 0
     embedded: int = 0
     links_resolved: int = 0
-    links_unresolved: int = 0
+    links_unresolved: int = 0  # occurrences, as `status` counts them
+    unresolved_targets: int = 0  # the distinct notes they name
+    attachment_links: int = 0  # links to files that are not notes: neither
     seconds: float = 0.0
     warnings: list[tuple[str, int | None, str]] = field(default_factory=list)
 
@@ -90,7 +92,7 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     stamp = now.isoformat(timespec="seconds")
     run_id = store.start_run("index", stamp)
     report = IndexReport()
-    found = scan(settings.vault, skip=(settings.db.parent,))
+    found = scan(settings.vault, skip=(settings.db,))  # the store, if it is in the vault
     reader = _Reader(settings.vault, found.files, settings.max_file_bytes)
     # A migration may ask for one re-parse of everything (to fill tables it added).
     full = full or store.get_meta("reparse_all") == "1"
@@ -349,7 +351,11 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
         paths = None if sources is None else [p for p, i in ids.items() if i in pending]
         store.replace_warnings("link", paths, escaping)
         store.set_meta("links_dirty", "0")
-    report.links_resolved, report.links_unresolved = store.link_counts()
+    counts, _ = status.link_summary(store)
+    report.links_resolved, report.links_unresolved = counts["resolved_links"], \
+        counts["unresolved_links"]
+    report.unresolved_targets = counts["unresolved_targets"]
+    report.attachment_links = counts["attachment_links"]
     report.warnings.extend(escaping)
 
 

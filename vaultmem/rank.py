@@ -21,6 +21,7 @@ from .config import DEFAULTS, Settings
 from .embed import Embedder
 from .schema import SCHEMA
 from .store import Store
+from .vault import normalize_prefix
 
 SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "recency")
 
@@ -336,9 +337,9 @@ def _explain(ctx: _Ctx, i: int, note_id: int) -> dict:
 
 
 def _eligible(note_ids: np.ndarray, titles: dict, opts: QueryOptions) -> np.ndarray:
-    if not opts.prefix:
+    prefix = normalize_prefix(opts.prefix)
+    if not prefix:
         return np.ones(len(note_ids), dtype=bool)
-    prefix = opts.prefix.strip("/") + "/"
     return np.fromiter((titles[i][0].startswith(prefix) for i in note_ids), bool, len(note_ids))
 
 

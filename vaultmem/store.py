@@ -244,12 +244,25 @@ class Store:
         self.db.conn.executemany("INSERT INTO resolved_pairs (source_id, target_id) VALUES (?, ?)",
                                  sorted(pairs))
 
-    def link_counts(self) -> tuple[int, int]:
-        """(resolved, unresolved) links of live notes."""
-        row = self.execute(
-            "SELECT count(l.target_id), count(*) - count(l.target_id) FROM links l "
-            "JOIN notes n ON n.id = l.source_id WHERE n.deleted = 0").fetchone()
-        return row[0], row[1]
+    def link_rows(self) -> tuple[int, list[tuple]]:
+        """(resolved links of live notes, their unresolved links as (source path, line,
+        target, kind) by source and line). Counted in `status.link_summary`."""
+        live = "FROM links l JOIN notes n ON n.id = l.source_id WHERE n.deleted = 0"
+        resolved = self.execute(f"SELECT count(*) {live} AND l.target_id IS NOT NULL")
+        rows = self.execute(f"SELECT n.path, l.line, l.target_raw, l.kind {live} "
+                            "AND l.target_id IS NULL ORDER BY n.path, l.line")
+        return resolved.fetchone()[0], rows.fetchall()
+
+    def alias_paths(self) -> dict[str, list[str]]:
+        """{folded alias: live notes carrying it, shortest path first}."""
+        from .resolve import fold
+
+        out: dict[str, list[str]] = {}
+        for alias, path in self.execute(
+                "SELECT a.alias, n.path FROM aliases a JOIN notes n ON n.id = a.note_id "
+                "WHERE n.deleted = 0 ORDER BY length(n.path), n.path"):
+            out.setdefault(fold(alias), []).append(path)
+        return out
 
     def note_aliases(self, note_id: int) -> set[str]:
         return {a for (a,) in self.execute("SELECT alias FROM aliases WHERE note_id = ?",
