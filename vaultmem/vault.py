@@ -123,14 +123,6 @@ def within(root: PurePath, path: PurePath) -> bool:
     return path == root or root in path.parents
 
 
-def vault_path(root: PurePath, path: PurePath) -> str | None:
-    """`path` as a vault-relative note path with "/" separators (SPEC 1), or None when
-    it is not inside the vault."""
-    if path == root or not within(root, path):
-        return None
-    return path.relative_to(root).as_posix()
-
-
 def normalize_prefix(prefix: str | None) -> str:
     """A `--in` folder as note paths spell it: "./projects/", "projects\\" and
     "projects" are one folder; "" and "." are the whole vault."""
