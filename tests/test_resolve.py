@@ -191,3 +191,93 @@ def test_empty_vault_resolves_nothing_but_self():
     resolver = Resolver({})
     assert resolver.resolve(wiki("Anything"), "x.md") is None
     assert resolver.resolve(wiki(""), "x.md") == "x.md"
+
+
+# --- cases from two public vaults -------------------------------------------------------
+# Note paths and links as they occur in obsidianmd/obsidian-help (all 40 languages in one
+# vault) and obsidian-community/obsidian-hub; only the paths each case needs. The old
+# resolver's answer is given where it differs, for the record.
+
+HELP = {
+    "bn/প্লাগইন/কোর প্লাগইন.md": [],
+    "bn/প্লাগইন/Canvas.md": [],
+    "ko/플러그인/Canvas.md": [],
+    "en/Plugins/Canvas.md": [],
+    "en/Obsidian Publish/Introduction to Obsidian Publish.md": [],
+    "en/Obsidian Publish/Security and privacy.md": [],
+    "en/Obsidian Sync/Security and privacy.md": [],
+    "pt-br/Obsidian Sync/Cofres locais e remotos.md": [],
+    "pt-br/Obsidian Sync/Introdução ao Obsidian Sync.md": [],
+    "pt/Obsidian Sync/Introdução ao Obsidian Sync.md": [],
+    "pt-br/Bases/Fórmulas.md": [],
+    "pt-br/Edição e formatação/Propriedades.md": [],
+    "pt/Edição e formatação/Propriedades.md": [],
+    "pt-br/Obsidian Sync/Regiões do Sync.md": [],
+    "pt-br/Obsidian Sync/Segurança e privacidade.md": [],
+    "pt/Obsidian Sync/Segurança e privacidade.md": [],
+    "da/Plugin/Canvas.md": [],
+    "da/Plugin/Filstifinder.md": ["Stifinder"],
+    "pl/Obsidian Web Clipper/Szablony.md": [],
+    "pl/Obsidian Web Clipper/Interpreter.md": ["Interpretowanie stron internetowych"],
+}
+HUB = {
+    "01 - Community/Events/Obsidian Community Talks.md": [],
+    "01 - Community/People/Leah Ferguson.md": ["Leah"],
+    "01 - Community/People/Instapaper.md": [],
+    "02 - Community Expansions/02.05 All Community Expansions/Plugins/instapaper.md": [],
+    "02 - Community Expansions/02.05 All Community Expansions/Plugins/paperless.md": [],
+    "01 - Community/People/Talal-A.md": [],
+}
+PLUGINS = "02 - Community Expansions/02.05 All Community Expansions/Plugins/"
+
+REAL_CASES = [
+    # (vault, source, target, expected, the old resolver's answer, the rule)
+    (HELP, "bn/প্লাগইন/কোর প্লাগইন.md", "Canvas", "bn/প্লাগইন/Canvas.md",
+     "ko/플러그인/Canvas.md", "own folder before the shortest path"),
+    (HELP, "en/Obsidian Publish/Introduction to Obsidian Publish.md", "Security and privacy",
+     "en/Obsidian Publish/Security and privacy.md", "en/Obsidian Sync/Security and privacy.md",
+     "own folder before the shortest path"),
+    (HELP, "pt-br/Obsidian Sync/Cofres locais e remotos.md", "Introdução ao Obsidian Sync",
+     "pt-br/Obsidian Sync/Introdução ao Obsidian Sync.md",
+     "pt/Obsidian Sync/Introdução ao Obsidian Sync.md", "own folder before the shortest path"),
+    (HELP, "en/Plugins/Canvas.md", "Canvas", "en/Plugins/Canvas.md", "ko/플러그인/Canvas.md",
+     "own folder: a note naming itself"),
+    (HELP, "pt-br/Bases/Fórmulas.md", "Propriedades", "pt/Edição e formatação/Propriedades.md",
+     "pt/Edição e formatação/Propriedades.md",
+     "not in the own folder: the shortest path, even in another language's folder"),
+    (HELP, "pt-br/Obsidian Sync/Regiões do Sync.md", "Obsidian Sync/Segurança e privacidade",
+     "pt/Obsidian Sync/Segurança e privacidade.md", "pt/Obsidian Sync/Segurança e privacidade.md",
+     "a path that is neither from the root nor from the own folder: shortest suffix match"),
+    (HELP, "da/Plugin/Canvas.md", "Stifinder", None, "da/Plugin/Filstifinder.md",
+     "an alias is not a link target"),
+    (HELP, "pl/Obsidian Web Clipper/Szablony.md", "Interpretowanie stron internetowych", None,
+     "pl/Obsidian Web Clipper/Interpreter.md", "an alias is not a link target"),
+    (HUB, "01 - Community/Events/Obsidian Community Talks.md", "Leah", None,
+     "01 - Community/People/Leah Ferguson.md", "an alias is not a link target"),
+    (HUB, PLUGINS + "paperless.md", "Talal-A", "01 - Community/People/Talal-A.md",
+     "01 - Community/People/Talal-A.md", "the only note of that name"),
+    # The plugin note links its author by a name it shares, case aside, with itself: the
+    # rule takes the note in its own folder (the old resolver took the shorter path).
+    (HUB, PLUGINS + "instapaper.md", "Instapaper", PLUGINS + "instapaper.md",
+     "01 - Community/People/Instapaper.md", "own folder, case-insensitively"),
+]
+
+
+@pytest.mark.parametrize(("notes", "source", "target", "expected", "old", "rule"), REAL_CASES,
+                         ids=[f"{c[2]}: {c[5]}" for c in REAL_CASES])
+def test_links_from_public_vaults_resolve_by_spec_2(notes, source, target, expected, old, rule):
+    assert set(notes) >= {source} | ({expected} - {None})
+    assert Resolver(notes).resolve(wiki(target), source) == expected
+
+
+def test_aliases_written_as_links_in_public_vaults_name_their_note():
+    assert Resolver(HELP).alias_of("Stifinder") == ["da/Plugin/Filstifinder.md"]
+    assert Resolver(HUB).alias_of("leah") == ["01 - Community/People/Leah Ferguson.md"]
+
+
+def test_an_embed_inside_a_hub_template_comment_is_not_a_link():
+    # The hub's plugin notes end with author embeds inside %% ... %% (3,643 such links).
+    text = "By [[Talal-A]].\n\n%% ![[Talal-A#Support]] %%\n"
+    note = parse_note(text, PLUGINS + "paperless.md")
+    assert [(link.target, link.kind, link.line) for link in note.links] == [
+        ("Talal-A", "wiki", 1)]
