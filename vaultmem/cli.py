@@ -35,14 +35,16 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
 
 
 def parse_now(value: str | None) -> datetime | None:
-    """--now as a datetime; None (the clock) when the option was not given."""
+    """--now as naive local time (aware input converted: clock.py); None (the clock) when
+    the option was not given."""
     if value is None:
         return None
+    from . import clock
+
     try:
-        return datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise typer.BadParameter(f"{value!r} is not an ISO date or datetime, e.g. 2026-08-15 "
-                                 "or 2026-08-15T09:30", param_hint="--now") from None
+        return clock.parse_now(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--now") from None
 
 
 def parse_day(value: str | None, flag: str) -> date | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import candidates, ledger_sync, parse, prospective, status
+from . import candidates, clock, ledger_sync, parse, prospective, status
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -89,6 +89,7 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
                 full: bool = False, progress: Progress | None = None) -> IndexReport:
     """Bring the store up to date with the vault on disk."""
     started = time.perf_counter()
+    now = clock.local_naive(now)
     stamp = now.isoformat(timespec="seconds")
     run_id = store.start_run("index", stamp)
     report = IndexReport()
@@ -253,7 +254,7 @@ def _sync_items(store, note_id, path, parsed, text, is_new, stamp) -> None:
     if not drafts and is_new:
         return
     fm = parsed.frontmatter
-    created = str(fm.get("created") or fm.get("date") or stamp)
+    created = clock.naive_stamp(str(fm.get("created") or fm.get("date") or stamp))
     prospective.sync_note_items(store, note_id, path, drafts, created, stamp)
 
 

@@ -16,7 +16,7 @@ from datetime import datetime
 
 import numpy as np
 
-from . import commitments, lexical, prospective
+from . import clock, commitments, lexical, prospective
 from .config import DEFAULTS, Settings
 from .embed import Embedder
 from .schema import SCHEMA
@@ -113,6 +113,7 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     A note whose file is gone since the last index is never returned: the top results
     are checked on disk and any missing one is skipped (and named in `stale`).
     """
+    now = clock.local_naive(now)
     started = time.perf_counter()
     if embedder.dim:  # read the vectors while the model may still be loading (cached)
         store.matrix(embedder.fingerprint, embedder.dim)
