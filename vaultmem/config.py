@@ -249,4 +249,5 @@ RULES: dict[str, Rule] = {
                         "\"9-12,14-18\", or \"\" for none"),
     "daily_cap": _between(0, 1000, _whole),
     "nudge_oscillation": Rule(_flag, lambda v: True, "true or false"),
+    "form_confidence": _between(0, 1),
 }

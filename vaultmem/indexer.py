@@ -43,6 +43,7 @@ class IndexReport:
     attachment_links: int = 0  # links to files that are not notes: neither
     seconds: float = 0.0
     warnings: list[tuple[str, int | None, str]] = field(default_factory=list)
+    rebuild: dict | None = None  # set by `index --rebuild` (recover.py): what was carried
 
     def as_dict(self) -> dict:
         """The `index --json` document."""

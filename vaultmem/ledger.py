@@ -190,7 +190,23 @@ def parse_ledger(text: str) -> tuple[list[LedgerEntry], list[LedgerWarning]]:
         stack.append((indent, None if entry is None else len(entries)))
         if entry is not None:
             entries.append(entry)
-    return _with_sub_links(entries, sub_links), warnings
+    return _with_sub_links(entries, sub_links), warnings + _duplicate_blocks(entries)
+
+
+def _duplicate_blocks(entries: list[LedgerEntry]) -> list[LedgerWarning]:
+    """A block id names one entry: the second line carrying it gets a warning (and, in
+    `reconcile`, an identity of its own)."""
+    first: dict[str, int] = {}
+    out = []
+    for entry in entries:
+        if entry.block_id is None:
+            continue
+        if entry.block_id in first:
+            out.append(LedgerWarning(entry.line, f"block id ^{entry.block_id} is already on "
+                                     f"line {first[entry.block_id]}: give this entry its own"))
+        else:
+            first[entry.block_id] = entry.line
+    return out
 
 
 def _content_lines(text: str) -> Iterator[tuple[int, str]]:

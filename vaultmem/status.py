@@ -33,7 +33,8 @@ def link_summary(store: Store) -> tuple[dict[str, int], list[tuple]]:
 
 
 def gather(store: Store, settings: Settings) -> dict:
-    """The `vaultmem status` document."""
+    """The `vaultmem status` document; a damaged store is an error (StoreDamagedError)."""
+    store.check()
     q = store.execute
 
     def one(sql: str, params=()) -> int:
