@@ -111,13 +111,14 @@ def rebuild(settings: Settings, embedder: Embedder, *, now: datetime,
 
 
 def move_aside(db: Path, now: datetime) -> Path:
-    """Rename the store and its WAL files to `<name>.damaged-<time>` (and -wal, -shm)."""
+    """Rename the store and its WAL files to `<name>.before-rebuild-<time>` (and -wal,
+    -shm), beside it."""
     stamp = now.strftime("%Y%m%dT%H%M%S")
-    target = db.with_name(f"{db.name}.damaged-{stamp}")
+    target = db.with_name(f"{db.name}.before-rebuild-{stamp}")
     n = 1
     while target.exists():
         n += 1
-        target = db.with_name(f"{db.name}.damaged-{stamp}-{n}")
+        target = db.with_name(f"{db.name}.before-rebuild-{stamp}-{n}")
     for suffix in ("-wal", "-shm"):  # the WAL may hold committed rows: it goes along
         side = db.with_name(db.name + suffix)
         if side.exists():
