@@ -100,9 +100,11 @@ def test_index_and_status_count_unresolved_links_the_same_named_way(tmp_path, ca
         "%% [[Hidden]] %%\n")
     (vault / "B.md").write_text("# B\n\n[[Gone]] [[A]]\n")
     report = run_json(capsys, "index", vault)
+    again = run_json(capsys, "index", vault)  # nothing changed: the same figures
     doc = run_json(capsys, "status", "--vault", vault)
     counts = doc["counts"]
     assert (report["links_unresolved"], report["unresolved_targets"]) == (5, 3)
+    assert (again["links_unresolved"], again["unresolved_targets"]) == (5, 3)
     assert (counts["unresolved_links"], counts["unresolved_targets"]) == (5, 3)
     assert report["attachment_links"] == counts["attachment_links"] == 1
     assert counts["links"] == 7 and report["links_resolved"] == counts["resolved_links"] == 1
