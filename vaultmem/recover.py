@@ -169,9 +169,8 @@ def read_rows(conn: sqlite3.Connection, table: str) -> Salvage:
         if rows == [] or after >= top:  # read to the end
             break
         resume = _next_readable(reader.readable_from, max(after, 0) + 1, top)
-        where = f"after row {after}" if after > -(1 << 63) else "from the start"
-        found.unreadable.append(f"rows {where}" + (f" up to row {resume}" if resume
-                                                   else " to the end"))
+        first = f"rows {after + 1}" if after > -(1 << 63) else "rows from the start"
+        found.unreadable.append(first + (f" to {resume - 1}" if resume else " to the end"))
         if resume is None:
             break
         after = resume - 1
