@@ -33,6 +33,7 @@ def kolkata(monkeypatch):
 @pytest.fixture(autouse=True)
 def fake_model(monkeypatch):
     monkeypatch.setattr("vaultmem.embed.FastEmbedder", lambda settings: FakeEmbedder())
+    monkeypatch.setattr("vaultmem.embed.query_embedder", lambda settings: FakeEmbedder())
 
 
 def test_aware_moments_become_naive_local_time(kolkata):

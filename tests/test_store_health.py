@@ -28,6 +28,7 @@ from .conftest import ROOT, FakeEmbedder
 @pytest.fixture(autouse=True)
 def fake_model(monkeypatch):
     monkeypatch.setattr("vaultmem.embed.FastEmbedder", lambda settings: FakeEmbedder())
+    monkeypatch.setattr("vaultmem.embed.query_embedder", lambda settings: FakeEmbedder())
 
 
 def run(capsys, *args) -> tuple[int, str, str]:
