@@ -59,7 +59,7 @@ class Matrix:
 
 _DAMAGE = ("malformed", "not a database", "file is encrypted", "disk image")
 _READ_ONLY = ("readonly", "read-only")
-_OPENED: list[Path] = []  # stores this process opened, newest last: named in error messages
+_OPENED: dict[str, Path] = {}  # the store this process opened last: named in error messages
 
 
 def _connect(path: Path) -> Database:
@@ -113,7 +113,7 @@ def explain(exc: BaseException) -> VaultmemError | None:
     if not isinstance(exc, sqlite3.DatabaseError):
         return None
     text = str(exc).lower()
-    path = _OPENED[-1] if _OPENED else "in use"
+    path = _OPENED.get("last", "in use")
     if any(word in text for word in _DAMAGE):
         return StoreDamagedError(path, str(exc))
     if isinstance(exc, sqlite3.OperationalError) and any(w in text for w in _READ_ONLY):
@@ -189,7 +189,7 @@ class Store:
                 raise VaultmemError(f"cannot create the store at {path} (its folder is "
                                     "read-only): pass a writable --db")
             store = cls(cls._guarded(_connect_read_only, path), path, read_only=True)
-        _OPENED.append(path)
+        _OPENED["last"] = path
         return store
 
     @classmethod
