@@ -9,8 +9,8 @@ retargeted or checked off), so that no entry is found by its exact text and ever
 goes through the fuzzy stage. Prints the CPU and wall seconds identity matching takes,
 how many entries kept their right identity (the generator knows which is right), and
 how many exact difflib ratios were computed. `--reference` also times the exhaustive
-matcher the blocked one replaced (tests/ledger_reference.py: it compares every pair;
-at 5,000 entries that took minutes) and counts where the two disagree.
+matcher (tests/ledger_reference.py: it compares every pair, minutes at 5,000 entries)
+and counts where the two disagree.
 
 Parsing: one task line made of a repeated unit ("[a:: ", "(k:: ", "#a ", ...) at each
 length in characters, and the CPU seconds `ledger.parse_ledger` takes on it.

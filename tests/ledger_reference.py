@@ -1,4 +1,4 @@
-"""The exhaustive fuzzy matcher that `ledger._match` replaced, kept to check it against.
+"""An exhaustive fuzzy matcher, to check the blocked `ledger._match` against.
 
 It compares every remembered entry with every current one (quadratic: minutes at
 5,000 entries). The blocked matcher must give the same identities; tests and

@@ -1,4 +1,4 @@
-"""One rule for time (issue 19, item 7): naive local time; aware input is converted to
+"""One rule for time: naive local time; aware input is converted to
 local time first. Applied to --now, front matter dates, file mtimes and stored stamps.
 """
 

@@ -1,4 +1,4 @@
-"""The blocked identity matcher against the exhaustive one it replaced.
+"""The blocked identity matcher against an exhaustive one (tests/ledger_reference.py).
 
 On generated ledgers with every entry reworded (scripts/bench_ledger.py makes them and
 knows which old entry each new line came from), the blocked matcher must keep every

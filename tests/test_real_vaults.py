@@ -1,4 +1,4 @@
-"""What real vaults hold that hand-made fixtures do not (issue 19): odd file names, a
+"""What real vaults hold that hand-made fixtures do not: odd file names, a
 store inside the vault, Windows paths, and link counts that must agree everywhere.
 
 Through the real CLI, with the fake embedder standing in for the model.

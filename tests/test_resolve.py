@@ -195,8 +195,8 @@ def test_empty_vault_resolves_nothing_but_self():
 
 # --- cases from two public vaults -------------------------------------------------------
 # Note paths and links as they occur in obsidianmd/obsidian-help (all 40 languages in one
-# vault) and obsidian-community/obsidian-hub; only the paths each case needs. The old
-# resolver's answer is given where it differs, for the record.
+# vault) and obsidian-community/obsidian-hub; only the paths each case needs. `naive` is
+# what the shortest path alone, with aliases as targets, would pick.
 
 HELP = {
     "bn/প্লাগইন/কোর প্লাগইন.md": [],
@@ -231,7 +231,7 @@ HUB = {
 PLUGINS = "02 - Community Expansions/02.05 All Community Expansions/Plugins/"
 
 REAL_CASES = [
-    # (vault, source, target, expected, the old resolver's answer, the rule)
+    # (vault, source, target, expected, naive, the rule)
     (HELP, "bn/প্লাগইন/কোর প্লাগইন.md", "Canvas", "bn/প্লাগইন/Canvas.md",
      "ko/플러그인/Canvas.md", "own folder before the shortest path"),
     (HELP, "en/Obsidian Publish/Introduction to Obsidian Publish.md", "Security and privacy",
@@ -257,15 +257,16 @@ REAL_CASES = [
     (HUB, PLUGINS + "paperless.md", "Talal-A", "01 - Community/People/Talal-A.md",
      "01 - Community/People/Talal-A.md", "the only note of that name"),
     # The plugin note links its author by a name it shares, case aside, with itself: the
-    # rule takes the note in its own folder (the old resolver took the shorter path).
+    # rule takes the note in its own folder (the shortest path alone takes the author).
     (HUB, PLUGINS + "instapaper.md", "Instapaper", PLUGINS + "instapaper.md",
      "01 - Community/People/Instapaper.md", "own folder, case-insensitively"),
 ]
 
 
-@pytest.mark.parametrize(("notes", "source", "target", "expected", "old", "rule"), REAL_CASES,
+@pytest.mark.parametrize(("notes", "source", "target", "expected", "naive", "rule"), REAL_CASES,
                          ids=[f"{c[2]}: {c[5]}" for c in REAL_CASES])
-def test_links_from_public_vaults_resolve_by_spec_2(notes, source, target, expected, old, rule):
+def test_links_from_public_vaults_resolve_by_spec_2(notes, source, target, expected, naive,
+                                                     rule):
     assert set(notes) >= {source} | ({expected} - {None})
     assert Resolver(notes).resolve(wiki(target), source) == expected
 

@@ -1,6 +1,6 @@
 """The store's health: a damaged file is named as such and rebuilt with its history, a
 read-only store still answers queries, one writer at a time (filelock), killed runs are
-marked interrupted, and a store path must be a regular file (issues 18 and 19).
+marked interrupted, and a store path must be a regular file.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ _TASK_RE = re.compile(
 _FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 # Inline code and wiki-links are masked first so that nothing inside them is parsed.
 # Every pattern below reads each character a bounded number of times: a task line may be
-# as long as a note (issue: 8,000 repetitions of "[a:: " took 42 s with backtracking).
+# as long as a note, and a pattern that backtracks over it takes minutes.
 _SPAN_START_RE = re.compile(r"`+|!?\[\[")
 _WIKI_SPAN_RE = re.compile(r"!?\[\[(?P<inner>[^\[\]]*+)\]\]")
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use placeholder brackets for masked spans
@@ -810,15 +810,14 @@ class _Shape:
 class _Blocks:
     """Which remembered entries are worth comparing with a current one (blocking).
 
-    Comparing every pair made a mass edit quadratic (5,000 reworded entries: 11
-    minutes). An entry is compared only with the entries that share one of its
-    rarer keys: a content word, a pair of content words, a link, or the start of
-    its date window. A key held by more than BLOCK_CAP entries says little and
-    is skipped; a pair of common words is usually rare, which keeps "Pay the
-    plumber" near "Pay plumber" in a ledger where "pay" is everywhere. When every
-    key of an entry is common, it is compared with the first BLOCK_CAP entries
-    holding its rarest one. Each entry costs at most its keys times BLOCK_CAP
-    comparisons, whatever the size of the ledger.
+    Comparing every pair is quadratic: 11 minutes for 5,000 reworded entries. An
+    entry is compared only with the entries that share one of its rarer keys: a
+    content word, a pair of content words, a link, or the start of its date window.
+    A key held by more than BLOCK_CAP entries says little and is skipped; a pair of
+    common words is usually rare, which keeps "Pay the plumber" near "Pay plumber"
+    in a ledger where "pay" is everywhere. When every key of an entry is common, it
+    is compared with the first BLOCK_CAP entries holding its rarest one. Each entry
+    costs at most its keys times BLOCK_CAP comparisons, whatever the ledger's size.
     """
 
     def __init__(self, entries: Sequence[LedgerEntry], indexes: Sequence[int]):
