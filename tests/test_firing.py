@@ -74,7 +74,8 @@ def test_a_bad_split_setting_is_a_clear_error(tmp_path, monkeypatch):
     from vaultmem.errors import ConfigError
 
     monkeypatch.setenv("VAULTMEM_CONTEXT_UNITS", "paragraphs")
-    with pytest.raises(ConfigError, match="context_units='paragraphs': use whole"):
+    with pytest.raises(ConfigError, match=r"context_units = 'paragraphs' \(from "
+                       r"VAULTMEM_CONTEXT_UNITS\) is not allowed: use whole"):
         config.load(tmp_path)
 
 

@@ -104,7 +104,8 @@ def test_a_text_edit_resolves_only_that_notes_links(tmp_path, fake_embedder, mon
     assert store.get_meta("links_dirty") == "0"
 
 
-def test_an_alias_change_re_resolves_every_link(tmp_path, fake_embedder, monkeypatch):
+def test_an_alias_is_never_a_link_target_before_or_after_it_changes(tmp_path, fake_embedder,
+                                                                   monkeypatch):
     vault, settings, store = setup(tmp_path)
     (vault / "c.md").write_text("# C\n\nAsk [[Nick]].\n")
     index_vault(store, settings, fake_embedder, now=NOW)
@@ -113,7 +114,7 @@ def test_an_alias_change_re_resolves_every_link(tmp_path, fake_embedder, monkeyp
     (vault / "a.md").write_text("---\naliases: [Nick]\n---\n" + a_text)
     index_vault(store, settings, fake_embedder, now=NOW)
     assert seen == [None]
-    assert ("c.md", "Nick", "a.md") in _targets(store)
+    assert ("c.md", "Nick", None) in _targets(store)
     (vault / "a.md").write_text(a_text)  # the alias goes again
     index_vault(store, settings, fake_embedder, now=NOW)
     assert ("c.md", "Nick", None) in _targets(store)

@@ -418,3 +418,33 @@ def test_markdownish_text_parses(prefix, text):
     lines = (prefix + text).replace("\ufeff", "").replace("\r\n", "\n").replace("\r", "\n")
     assert all(x.line <= lines.count("\n") + 1 for x in note.links)
     assert all(len(c.text) <= 160 for c in note.chunks)
+
+
+# --- Obsidian comments: %% ... %% --------------------------------------------
+
+
+def test_links_and_tags_inside_comments_are_not_links_or_tags():
+    text = ("See [[A]] %%not [[B]] #hidden%% and [[C]].\n\n%%\n[[D]]\n\n# Not a heading\n"
+            "#hidden2\n%%\n[[E]] #shown\n")
+    note = parse_note(text, "x.md")
+    assert [(link.target, link.line) for link in note.links] == [("A", 1), ("C", 1), ("E", 9)]
+    assert note.tags == ("shown",)
+    assert note.title == "x"
+    assert "[[D]]" in " ".join(c.text for c in note.chunks)  # still searchable text
+
+
+def test_percent_signs_in_code_do_not_open_a_comment():
+    text = ("Wrap text with `%%` to hide it. [[A]]\n\n```md\n%% [[B]]\n```\n\n"
+            "A ``code with ` and %%`` span, then [[C]]\n")
+    note = parse_note(text, "x.md")
+    assert [link.target for link in note.links] == ["A", "C"]
+
+
+def test_an_unclosed_comment_runs_to_the_end_of_the_note():
+    note = parse_note("[[A]] %% open\n[[B]]\n\n[[C]]\n", "x.md")
+    assert [link.target for link in note.links] == ["A"]
+
+
+def test_a_fence_inside_a_comment_is_comment_text():
+    note = parse_note("%%\n```\n%%\n[[A]]\n```\n", "x.md")
+    assert [link.target for link in note.links] == ["A"]

@@ -60,18 +60,27 @@ def md(target: str) -> Link:
     ("2023/Projects/Kitchen", "Home.md", "archive/2023/projects/Kitchen.md"),
     ("a/b/Plan", "Home.md", "deep/a/b/Plan.md"),
     ("b/Meeting", "Home.md", None),
-    # file name: ambiguous names resolve to the shortest path
+    # file name: the linking note's own folder first, then the shortest path
     ("Kitchen", "Home.md", "projects/Kitchen.md"),
+    ("Kitchen", "archive/2023/projects/Notes.md", "archive/2023/projects/Kitchen.md"),
+    ("Kitchen", "archive/2023/Notes.md", "projects/Kitchen.md"),
+    ("Plan", "deep/a/b/Index.md", "Plan.md"),  # a path from the vault root comes first
+    # a path relative to the linking note's folder comes after the vault-relative one
+    ("b/Plan", "deep/a/Index.md", "deep/a/b/Plan.md"),
+    ("kitchen/Plan", "projects/Index.md", "projects/kitchen/Plan.md"),
+    ("b/target", "a/Index.md", "a/b/Target.md"),
     ("Meeting", "Home.md", "x/Meeting.md"),
+    ("Meeting", "yy/Notes.md", "yy/Meeting.md"),
+    ("meeting", "AB/Notes.md", "ab/Meeting.md"),
     ("meeting.md", "Home.md", "x/Meeting.md"),
     ("yy/meeting", "Home.md", "yy/Meeting.md"),
     ("jo park", "Home.md", "people/Jo Park.md"),
     ("Target", "Home.md", "a/b/Target.md"),
-    # alias, case-insensitive; a name beats an alias
-    ("Dashboard", "x/Meeting.md", "Home.md"),
-    ("kitchen REMODEL", "Home.md", "projects/Kitchen.md"),
-    ("standup", "Home.md", "x/Meeting.md"),
-    ("jp", "Home.md", "people/Jo Park.md"),
+    # aliases are not link targets (Obsidian's help on aliases)
+    ("Dashboard", "x/Meeting.md", None),
+    ("kitchen REMODEL", "Home.md", None),
+    ("standup", "Home.md", None),
+    ("jp", "Home.md", None),
     # a name with a dot is still a note when one exists
     ("Release v1.2", "Home.md", "Release v1.2.md"),
     # attachments and the unknown
@@ -154,7 +163,7 @@ def test_non_ascii_names_match_across_case_and_unicode_normalization(resolver):
     assert resolver.resolve(wiki("José Núñez"), "Home.md") == "people/José Núñez.md"
     assert resolver.resolve(wiki("JOSÉ NÚÑEZ"), "Home.md") == "people/José Núñez.md"
     assert resolver.resolve(wiki(nfd), "Home.md") == "people/José Núñez.md"
-    assert resolver.resolve(wiki("pepe"), "Home.md") == "people/José Núñez.md"
+    assert resolver.alias_of("PEPE") == ["people/José Núñez.md"]
     note = parse_note("[j](../people/Jos%C3%A9%20N%C3%BA%C3%B1ez.md)", "x/Meeting.md")
     assert resolver.resolve(note.links[0], "x/Meeting.md") == "people/José Núñez.md"
 
@@ -171,12 +180,105 @@ def test_tie_breaks_are_stable_whatever_the_insertion_order():
         assert Resolver({p: [] for p in order}).resolve(wiki("note"), "x.md") == "a/Note.md"
 
 
-def test_shared_alias_goes_to_the_shortest_path():
+def test_an_alias_resolves_nothing_but_names_its_notes_shortest_first():
     resolver = Resolver({"long/folder/A.md": ["Same"], "B.md": ["same"], "C/D.md": ["SAME"]})
-    assert resolver.resolve(wiki("same"), "x.md") == "B.md"
+    assert resolver.resolve(wiki("same"), "x.md") is None
+    assert resolver.alias_of("Same") == ["B.md", "C/D.md", "long/folder/A.md"]
+    assert resolver.alias_of("other") == []
 
 
 def test_empty_vault_resolves_nothing_but_self():
     resolver = Resolver({})
     assert resolver.resolve(wiki("Anything"), "x.md") is None
     assert resolver.resolve(wiki(""), "x.md") == "x.md"
+
+
+# --- cases from two public vaults -------------------------------------------------------
+# Note paths and links as they occur in obsidianmd/obsidian-help (all 40 languages in one
+# vault) and obsidian-community/obsidian-hub; only the paths each case needs. `naive` is
+# what the shortest path alone, with aliases as targets, would pick.
+
+HELP = {
+    "bn/প্লাগইন/কোর প্লাগইন.md": [],
+    "bn/প্লাগইন/Canvas.md": [],
+    "ko/플러그인/Canvas.md": [],
+    "en/Plugins/Canvas.md": [],
+    "en/Obsidian Publish/Introduction to Obsidian Publish.md": [],
+    "en/Obsidian Publish/Security and privacy.md": [],
+    "en/Obsidian Sync/Security and privacy.md": [],
+    "pt-br/Obsidian Sync/Cofres locais e remotos.md": [],
+    "pt-br/Obsidian Sync/Introdução ao Obsidian Sync.md": [],
+    "pt/Obsidian Sync/Introdução ao Obsidian Sync.md": [],
+    "pt-br/Bases/Fórmulas.md": [],
+    "pt-br/Edição e formatação/Propriedades.md": [],
+    "pt/Edição e formatação/Propriedades.md": [],
+    "pt-br/Obsidian Sync/Regiões do Sync.md": [],
+    "pt-br/Obsidian Sync/Segurança e privacidade.md": [],
+    "pt/Obsidian Sync/Segurança e privacidade.md": [],
+    "da/Plugin/Canvas.md": [],
+    "da/Plugin/Filstifinder.md": ["Stifinder"],
+    "pl/Obsidian Web Clipper/Szablony.md": [],
+    "pl/Obsidian Web Clipper/Interpreter.md": ["Interpretowanie stron internetowych"],
+}
+HUB = {
+    "01 - Community/Events/Obsidian Community Talks.md": [],
+    "01 - Community/People/Leah Ferguson.md": ["Leah"],
+    "01 - Community/People/Instapaper.md": [],
+    "02 - Community Expansions/02.05 All Community Expansions/Plugins/instapaper.md": [],
+    "02 - Community Expansions/02.05 All Community Expansions/Plugins/paperless.md": [],
+    "01 - Community/People/Talal-A.md": [],
+}
+PLUGINS = "02 - Community Expansions/02.05 All Community Expansions/Plugins/"
+
+REAL_CASES = [
+    # (vault, source, target, expected, naive, the rule)
+    (HELP, "bn/প্লাগইন/কোর প্লাগইন.md", "Canvas", "bn/প্লাগইন/Canvas.md",
+     "ko/플러그인/Canvas.md", "own folder before the shortest path"),
+    (HELP, "en/Obsidian Publish/Introduction to Obsidian Publish.md", "Security and privacy",
+     "en/Obsidian Publish/Security and privacy.md", "en/Obsidian Sync/Security and privacy.md",
+     "own folder before the shortest path"),
+    (HELP, "pt-br/Obsidian Sync/Cofres locais e remotos.md", "Introdução ao Obsidian Sync",
+     "pt-br/Obsidian Sync/Introdução ao Obsidian Sync.md",
+     "pt/Obsidian Sync/Introdução ao Obsidian Sync.md", "own folder before the shortest path"),
+    (HELP, "en/Plugins/Canvas.md", "Canvas", "en/Plugins/Canvas.md", "ko/플러그인/Canvas.md",
+     "own folder: a note naming itself"),
+    (HELP, "pt-br/Bases/Fórmulas.md", "Propriedades", "pt/Edição e formatação/Propriedades.md",
+     "pt/Edição e formatação/Propriedades.md",
+     "not in the own folder: the shortest path, even in another language's folder"),
+    (HELP, "pt-br/Obsidian Sync/Regiões do Sync.md", "Obsidian Sync/Segurança e privacidade",
+     "pt/Obsidian Sync/Segurança e privacidade.md", "pt/Obsidian Sync/Segurança e privacidade.md",
+     "a path that is neither from the root nor from the own folder: shortest suffix match"),
+    (HELP, "da/Plugin/Canvas.md", "Stifinder", None, "da/Plugin/Filstifinder.md",
+     "an alias is not a link target"),
+    (HELP, "pl/Obsidian Web Clipper/Szablony.md", "Interpretowanie stron internetowych", None,
+     "pl/Obsidian Web Clipper/Interpreter.md", "an alias is not a link target"),
+    (HUB, "01 - Community/Events/Obsidian Community Talks.md", "Leah", None,
+     "01 - Community/People/Leah Ferguson.md", "an alias is not a link target"),
+    (HUB, PLUGINS + "paperless.md", "Talal-A", "01 - Community/People/Talal-A.md",
+     "01 - Community/People/Talal-A.md", "the only note of that name"),
+    # The plugin note links its author by a name it shares, case aside, with itself: the
+    # rule takes the note in its own folder (the shortest path alone takes the author).
+    (HUB, PLUGINS + "instapaper.md", "Instapaper", PLUGINS + "instapaper.md",
+     "01 - Community/People/Instapaper.md", "own folder, case-insensitively"),
+]
+
+
+@pytest.mark.parametrize(("notes", "source", "target", "expected", "naive", "rule"), REAL_CASES,
+                         ids=[f"{c[2]}: {c[5]}" for c in REAL_CASES])
+def test_links_from_public_vaults_resolve_by_spec_2(notes, source, target, expected, naive,
+                                                     rule):
+    assert set(notes) >= {source} | ({expected} - {None})
+    assert Resolver(notes).resolve(wiki(target), source) == expected
+
+
+def test_aliases_written_as_links_in_public_vaults_name_their_note():
+    assert Resolver(HELP).alias_of("Stifinder") == ["da/Plugin/Filstifinder.md"]
+    assert Resolver(HUB).alias_of("leah") == ["01 - Community/People/Leah Ferguson.md"]
+
+
+def test_an_embed_inside_a_hub_template_comment_is_not_a_link():
+    # The hub's plugin notes end with author embeds inside %% ... %% (3,643 such links).
+    text = "By [[Talal-A]].\n\n%% ![[Talal-A#Support]] %%\n"
+    note = parse_note(text, PLUGINS + "paperless.md")
+    assert [(link.target, link.kind, link.line) for link in note.links] == [
+        ("Talal-A", "wiki", 1)]

@@ -24,15 +24,15 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from . import config
+from . import clock, config
 from .errors import NotFoundError, UsageError, VaultmemError
 
 MARKERS = (config.STORE_DIR, ".obsidian")  # folders that mark a vault's root
 
 
-def clock() -> datetime:
-    """The current local time, to the second (the `--now` default)."""
-    return datetime.now().replace(microsecond=0)
+def _when(now: datetime | None) -> datetime:
+    """`now` as naive local time (clock.py's one rule); the system clock when None."""
+    return clock.now() if now is None else clock.local_naive(now)
 
 
 def find_root(start: Path) -> Path:
@@ -119,18 +119,18 @@ class Vault:
         from .indexer import index_vault
 
         with self.store.writer_lock("index"):
-            return index_vault(self.store, self.settings, self.embedder, now=now or clock(),
+            return index_vault(self.store, self.settings, self.embedder, now=_when(now),
                                full=full, progress=progress)
 
     def salience(self, *, now: datetime | None = None):
         """Recompute every note's standing salience and its components (SPEC 4)."""
         from .salience import run_salience
 
-        when = now or clock()
+        when = _when(now)
         with self.store.writer_lock("salience"):
             run_id = self.store.start_run("salience", when.isoformat(timespec="seconds"))
             report = run_salience(self.store, self.settings, when)
-            self.store.finish_run(run_id, clock().isoformat(timespec="seconds"), "ok",
+            self.store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
                                   {"notes": report.notes, "seconds": report.seconds})
         return report
 
@@ -148,14 +148,14 @@ class Vault:
         """One proactive tick (SPEC 8): at most one message, or silence and why."""
         from .nudge import tick
 
-        return tick(self.store, self.settings, now or clock(),
+        return tick(self.store, self.settings, _when(now),
                     oscillation=self.settings.nudge_oscillation)
 
     def feedback(self, item_id: str, answer: str, *, snooze=None, now: datetime | None = None):
         """Record the answer to an item's latest nudge: accept, dismiss or snooze."""
         from .nudge import record_feedback
 
-        found = record_feedback(self.store, item_id, answer, now or clock(), snooze)
+        found = record_feedback(self.store, item_id, answer, _when(now), snooze)
         if found is None:
             raise NotFoundError(f"no nudge was ever shown for {item_id!r}: nothing to answer")
         return found
@@ -176,7 +176,7 @@ class Vault:
         opts = QueryOptions.from_settings(self.settings, limit=limit, prefix=prefix, **options)
         if not log:
             opts = replace(opts, log_mentions=0)
-        return run_query(self.store, self.query_embedder, text, opts, now or clock(),
+        return run_query(self.store, self.query_embedder, text, opts, _when(now),
                          self.settings)
 
     def due(self, *, context: str | None = None, now: datetime | None = None,
@@ -194,7 +194,7 @@ class Vault:
             ctx = make_context(context, self.query_embedder.embed, self.settings.context_units)
         fingerprint = (self._embedder.fingerprint if self._embedder is not None
                        else fingerprint_for(self.settings))
-        return due_set(self.store, self.settings, now or clock(), ctx, fingerprint, horizon)
+        return due_set(self.store, self.settings, _when(now), ctx, fingerprint, horizon)
 
     def ledger(self, *, include_closed: bool = False):
         """Ledger entries with status, linked notes and revision counts."""
@@ -251,10 +251,10 @@ class Vault:
 
         if edit is not None and not edit.strip():
             raise UsageError("--edit is empty: give the commitment's text, or leave it out")
-        return accept(self.store, self.settings, cand, edit, now or clock())
+        return accept(self.store, self.settings, cand, edit, _when(now))
 
     def reject(self, cand: str, *, now: datetime | None = None):
         """Hide candidate `cand` from `suggestions` for good (kept, marked rejected)."""
         from .candidates import reject
 
-        return reject(self.store, cand, now or clock())
+        return reject(self.store, cand, _when(now))

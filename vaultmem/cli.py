@@ -35,14 +35,16 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
 
 
 def parse_now(value: str | None) -> datetime | None:
-    """--now as a datetime; None (the clock) when the option was not given."""
+    """--now as naive local time (aware input converted: clock.py); None (the clock) when
+    the option was not given."""
     if value is None:
         return None
+    from . import clock
+
     try:
-        return datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise typer.BadParameter(f"{value!r} is not an ISO date or datetime, e.g. 2026-08-15 "
-                                 "or 2026-08-15T09:30", param_hint="--now") from None
+        return clock.parse_now(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--now") from None
 
 
 def parse_day(value: str | None, flag: str) -> date | None:
@@ -82,6 +84,8 @@ def index(
     vault_arg: Annotated[Path | None, typer.Argument(
         metavar="[VAULT]", help="Vault folder (or --vault).", show_default=False)] = None,
     full: Annotated[bool, typer.Option("--full", help="Re-read and re-parse every file.")] = False,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Move the store aside (kept) and "
+                                          "rebuild it from the vault with its history.")] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -89,6 +93,12 @@ def index(
     from . import render
 
     when = parse_now(now)
+    if rebuild:  # the store may not even open: recover never opens it before moving it
+        from .recover import rebuild_vault
+
+        with render.progress(not json_) as bar:
+            report = rebuild_vault(vault_arg or vault, db, now=when, progress=bar)
+        return render.index_report(report, json_)
     with _vault(vault_arg or vault, db, create=True) as v, \
             render.progress(not json_) as bar:
         report = v.index(full=full, now=when, progress=bar)
@@ -397,6 +407,11 @@ def main(argv: list[str] | None = None) -> int:
             return exc.exit_code
         if debug:
             raise
+        from .store import explain  # a damaged or read-only store: one line, what to do
+
+        if (known := explain(exc)) is not None:
+            sys.stderr.write(f"vaultmem: {known}\n")
+            return 1
         sys.stderr.write(f"vaultmem: internal error: {type(exc).__name__}: {exc} "
                          "(run with --debug for the traceback)\n")
         return 1

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 
 import numpy as np
 
-from . import trigger
+from . import clock, trigger
 from .config import Settings
 from .schema import SCHEMA
 from .store import Store
@@ -299,6 +299,7 @@ def due_set(store: Store, settings: Settings, now: datetime, context: trigger.Co
     `context`, grouped overdue, due today, triggered, window open; then the dated entries
     whose window opens within `horizon` days. A read: it changes nothing, so asking twice
     gives the same answer (only `nudge` remembers what it has shown)."""
+    now = clock.local_naive(now)
     firings = firing_now(store, settings, now, context, fingerprint)
     today = now.date()
     items = [DueItem(f.entry, _group(f, today), f.why, f.kind, [],

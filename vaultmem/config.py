@@ -6,8 +6,11 @@ prints the effective values.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -73,9 +76,11 @@ class Settings:
     form_confidence: float = 0.5
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready view (paths as strings)."""
+        """JSON-ready view (paths as strings that UTF-8 can hold)."""
+        from .vault import printable
+
         out = asdict(self)
-        out["vault"], out["db"] = str(self.vault), str(self.db)
+        out["vault"], out["db"] = printable(str(self.vault)), printable(str(self.db))
         out["ledger_notes"] = list(self.ledger_notes)
         return out
 
@@ -90,63 +95,178 @@ def load(vault: str | Path | None = None, db: str | Path | None = None, **flags:
     db_raw = db or os.environ.get("VAULTMEM_DB")
     default_db = vault_path / STORE_DIR / "vaultmem.db"
     db_path = Path(db_raw).expanduser().resolve() if db_raw else default_db
-    values: dict[str, Any] = {}
+    values: dict[str, tuple[Any, str]] = {}
     values.update(_from_file(vault_path / STORE_DIR / "config.toml"))
     values.update(_from_env())
-    values.update({k: v for k, v in flags.items() if v is not None})
+    values.update({k: (v, f"--{k.replace('_', '-')}") for k, v in flags.items() if v is not None})
     unknown = set(values) - set(_TUNABLE)
     if unknown:
         raise ConfigError(f"unknown setting(s) {sorted(unknown)}: see `vaultmem status --json`")
-    settings = replace(DEFAULTS, vault=vault_path, db=db_path, **_coerce(values))
-    if settings.context_units not in ("whole", "sentences", "clauses"):
-        raise ConfigError(f"setting context_units={settings.context_units!r}: use whole, "
-                          "sentences or clauses")
-    return settings
+    return replace(DEFAULTS, vault=vault_path, db=db_path, **_coerce(values))
 
 
-def _from_file(path: Path) -> dict[str, Any]:
+def _from_file(path: Path) -> dict[str, tuple[Any, str]]:
     if not path.is_file():
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}: fix the file or delete it") from None
-    return data
+    return {key: (value, str(path)) for key, value in data.items()}
 
 
-def _from_env() -> dict[str, Any]:
+def _from_env() -> dict[str, tuple[Any, str]]:
     out = {}
     for name in _TUNABLE:
         raw = os.environ.get(f"VAULTMEM_{name.upper()}")
         if raw is not None:
-            out[name] = raw
+            out[name] = (raw, f"VAULTMEM_{name.upper()}")
     return out
 
 
-def _coerce(values: dict[str, Any]) -> dict[str, Any]:
-    """Turn env strings and TOML values into each field's type, with a clear error."""
+def _coerce(values: dict[str, tuple[Any, str]]) -> dict[str, Any]:
+    """Every value, from whichever source, checked for type and range once, here."""
     out = {}
-    for name, raw in values.items():
-        kind = type(getattr(DEFAULTS, name))
+    for name, (raw, source) in values.items():
+        rule = RULES[name]
         try:
-            out[name] = _convert(kind, raw, getattr(DEFAULTS, name))
-        except (TypeError, ValueError):
-            raise ConfigError(f"setting {name}={raw!r} is not a valid {kind.__name__}") from None
+            value = rule.convert(raw)
+            ok = rule.check(value)
+        except (TypeError, ValueError, AttributeError, OverflowError):
+            ok = False
+        if not ok:
+            raise ConfigError(f"setting {name} = {_shown(raw)} (from {source}) is not allowed: "
+                              f"use {rule.allowed}")
+        out[name] = value
     return out
 
 
-def _convert(kind: type, raw: Any, default: Any) -> Any:
-    if kind is dict:
-        if isinstance(raw, str):
-            raw = dict(part.split("=", 1) for part in raw.split(","))
-        merged = dict(default)
-        for key, value in raw.items():
-            if key not in default:
-                raise ValueError(key)
-            merged[key] = float(value)
-        return merged
-    if kind is tuple:
-        return tuple(raw.split(",")) if isinstance(raw, str) else tuple(raw)
-    if kind is bool and isinstance(raw, str):
-        return raw.lower() in ("1", "true", "yes", "on")
-    return kind(raw)
+def _shown(raw: Any) -> str:
+    text = repr(raw) if isinstance(raw, str) else str(raw)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -- what each setting may be -------------------------------------------------------
+
+
+def _whole(raw: Any) -> int:
+    """An int from TOML (not a bool, not 3.5) or from text ("32")."""
+    if isinstance(raw, bool) or isinstance(raw, float):
+        raise TypeError(raw)
+    return int(raw.strip()) if isinstance(raw, str) else int(raw)
+
+
+def _number(raw: Any) -> float:
+    if isinstance(raw, bool):
+        raise TypeError(raw)
+    value = float(raw.strip()) if isinstance(raw, str) else float(raw)
+    if not math.isfinite(value):
+        raise ValueError(raw)
+    return value
+
+
+def _text(raw: Any) -> str:
+    if not isinstance(raw, str):
+        raise TypeError(raw)
+    return raw.strip()
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _flag(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in _TRUE + _FALSE:
+        return raw.strip().lower() in _TRUE
+    raise ValueError(raw)
+
+
+def _names(raw: Any) -> tuple[str, ...]:
+    items = raw.split(",") if isinstance(raw, str) else raw
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+        raise TypeError(raw)
+    return tuple(item.strip() for item in items)
+
+
+def _weights(raw: Any) -> dict[str, float]:
+    if isinstance(raw, str):
+        raw = dict(part.split("=", 1) for part in raw.split(",") if part.strip())
+    if not isinstance(raw, dict) or not set(raw) <= set(DEFAULTS.salience):
+        raise TypeError(raw)
+    merged = dict(DEFAULTS.salience)
+    merged.update({key.strip(): _number(value) for key, value in raw.items()})
+    return merged
+
+
+_HOURS = re.compile(r"\s*(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?\s*")
+
+
+def _hours_ok(spec: str) -> bool:
+    """"" (none) or ranges like "22:00-07:00" or "9-12,14-18"; 24:00 is the day's end."""
+    for part in filter(str.strip, spec.split(",")):
+        match = _HOURS.fullmatch(part)
+        if not match:
+            return False
+        h1, m1, h2, m2 = (int(g or 0) for g in match.groups())
+        if not all(h <= 24 and m < 60 and (h < 24 or m == 0) for h, m in ((h1, m1), (h2, m2))):
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Rule:
+    convert: Callable[[Any], Any]
+    check: Callable[[Any], bool]
+    allowed: str
+
+
+def _between(low: float, high: float, convert=_number) -> Rule:
+    whole = convert is _whole
+    kind = "a whole number" if whole else "a number"
+    return Rule(convert, lambda v: low <= v <= high, f"{kind} from {_num(low)} to {_num(high)}")
+
+
+def _num(x: float) -> str:
+    return f"{int(x):,}" if x == int(x) else f"{x:g}"
+
+
+def _one_of(*choices: str) -> Rule:
+    return Rule(_text, lambda v: v in choices, ", ".join(choices[:-1]) + " or " + choices[-1])
+
+
+RULES: dict[str, Rule] = {
+    "model": Rule(_text, bool, "a fastembed model name"),
+    "model_path": Rule(_text, lambda v: True, "a folder, or \"\" for the bundled model"),
+    "batch_size": _between(1, 4096, _whole),
+    "max_chunk_chars": _between(100, 1_000_000, _whole),
+    "max_file_bytes": _between(1, 10**12, _whole),
+    "mode": _one_of("hybrid", "dense", "lexical"),
+    "fusion": _one_of("score", "rrf"),
+    "rrf_k": _between(1, 100_000, _whole),
+    "lexical_weight": _between(0, 1),
+    "lexical_coverage": _between(0, 10),
+    "weight": _between(0, 10),
+    "fire_weight": _between(0, 10),
+    "salience": Rule(_weights, lambda v: all(0 <= x <= 1 for x in v.values()) and any(
+        v.values()), "a table of " + ", ".join(DEFAULTS.salience) + ": each a number from "
+        "0 to 1, not all 0 (in the environment: importance=0.3,recency=0.1)"),
+    "query_mentions": _between(0, 1000, _whole),
+    "keyword_threshold": _between(0, 1),
+    "semantic_threshold": _between(-1, 1),
+    "about_threshold": _between(-1, 1),
+    "context_units": _one_of("whole", "sentences", "clauses"),
+    "clause_offset": _between(0, 1),
+    "match_margin": _between(0, 2),
+    "note_ratio": _between(0, 1),
+    "fire_slot": _between(1, 1000, _whole),
+    "ledger_notes": Rule(_names, lambda v: all(n.lower().endswith(".md") for n in v),
+                         "vault-relative note paths ending in .md (comma-separated in the "
+                         "environment)"),
+    "stale_days": _between(1, 36_500, _whole),
+    "quiet_hours": Rule(_text, _hours_ok, "hour ranges such as \"22:00-07:00\" or "
+                        "\"9-12,14-18\", or \"\" for none"),
+    "daily_cap": _between(0, 1000, _whole),
+    "nudge_oscillation": Rule(_flag, lambda v: True, "true or false"),
+    "form_confidence": _between(0, 1),
+}

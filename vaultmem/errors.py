@@ -30,3 +30,23 @@ class UsageError(VaultmemError):
 
 class NotFoundError(VaultmemError):
     """A named note, entry or item does not exist."""
+
+
+class StoreDamagedError(VaultmemError):
+    """SQLite reports the store's file as damaged."""
+
+    def __init__(self, path, detail: str = ""):
+        why = f" ({detail})" if detail else ""
+        super().__init__(
+            f"the store {path} is damaged{why}: run `vaultmem index --rebuild` to move it "
+            "aside (it is kept) and rebuild it from the vault, with the history that can "
+            "still be read")
+
+
+class StoreReadOnlyError(VaultmemError):
+    """The store can be read but not written."""
+
+    def __init__(self, path, what: str = "this"):
+        super().__init__(
+            f"the store {path} is read-only (its file or folder cannot be written): queries "
+            f"work, but {what} needs write access")

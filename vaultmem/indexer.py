@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import candidates, ledger_sync, parse, prospective
+from . import candidates, clock, ledger_sync, parse, prospective, status
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -38,9 +38,12 @@ class IndexReport:
     unchanged: int = 0
     embedded: int = 0
     links_resolved: int = 0
-    links_unresolved: int = 0
+    links_unresolved: int = 0  # occurrences, as `status` counts them
+    unresolved_targets: int = 0  # the distinct notes they name
+    attachment_links: int = 0  # links to files that are not notes: neither
     seconds: float = 0.0
     warnings: list[tuple[str, int | None, str]] = field(default_factory=list)
+    rebuild: dict | None = None  # set by `index --rebuild` (recover.py): what was carried
 
     def as_dict(self) -> dict:
         """The `index --json` document."""
@@ -87,10 +90,11 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
                 full: bool = False, progress: Progress | None = None) -> IndexReport:
     """Bring the store up to date with the vault on disk."""
     started = time.perf_counter()
+    now = clock.local_naive(now)
     stamp = now.isoformat(timespec="seconds")
     run_id = store.start_run("index", stamp)
     report = IndexReport()
-    found = scan(settings.vault, skip=(settings.db.parent,))
+    found = scan(settings.vault, skip=(settings.db,))  # the store, if it is in the vault
     reader = _Reader(settings.vault, found.files, settings.max_file_bytes)
     # A migration may ask for one re-parse of everything (to fill tables it added).
     full = full or store.get_meta("reparse_all") == "1"
@@ -115,8 +119,9 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
     report.warnings[:0] = walk_warnings
+    _count_links(store, report)
     report.seconds = round(time.perf_counter() - started, 3)
-    store.finish_run(run_id, datetime.now().isoformat(timespec="seconds"), "ok",
+    store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
                      report.as_dict())
     return report
 
@@ -252,7 +257,7 @@ def _sync_items(store, note_id, path, parsed, text, is_new, stamp) -> None:
     if not drafts and is_new:
         return
     fm = parsed.frontmatter
-    created = str(fm.get("created") or fm.get("date") or stamp)
+    created = clock.naive_stamp(str(fm.get("created") or fm.get("date") or stamp))
     prospective.sync_note_items(store, note_id, path, drafts, created, stamp)
 
 
@@ -350,8 +355,17 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
         paths = None if sources is None else [p for p, i in ids.items() if i in pending]
         store.replace_warnings("link", paths, escaping)
         store.set_meta("links_dirty", "0")
-    report.links_resolved, report.links_unresolved = store.link_counts()
     report.warnings.extend(escaping)
+
+
+def _count_links(store: Store, report: IndexReport) -> None:
+    """The store's link figures after the run, counted as `status` counts them (every
+    run, a no-op one too: 4 ms for 22,000 links)."""
+    counts, _ = status.link_summary(store)
+    report.links_resolved = counts["resolved_links"]
+    report.links_unresolved = counts["unresolved_links"]
+    report.unresolved_targets = counts["unresolved_targets"]
+    report.attachment_links = counts["attachment_links"]
 
 
 def embed_missing(store: Store, embedder: Embedder, progress: Progress | None = None) -> int:

@@ -9,10 +9,13 @@ strings and dataclasses out, and ``parse_ledger`` never raises.
 one rather than by line position.
 """
 
+from __future__ import annotations
+
 import difflib
 import hashlib
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -63,10 +66,16 @@ _TASK_RE = re.compile(
 )
 _FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 # Inline code and wiki-links are masked first so that nothing inside them is parsed.
-_SPAN_RE = re.compile(r"(?P<tick>`+).+?(?P=tick)|!?\[\[(?P<inner>[^\[\]]*)\]\]")
+# Every pattern below reads each character a bounded number of times: a task line may be
+# as long as a note, and a pattern that backtracks over it takes minutes.
+_SPAN_START_RE = re.compile(r"`+|!?\[\[")
+_WIKI_SPAN_RE = re.compile(r"!?\[\[(?P<inner>[^\[\]]*+)\]\]")
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use placeholder brackets for masked spans
 _PLACEHOLDER_RE = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
-_FIELD_START_RE = re.compile(r"[\[(]\s*(?P<key>\w[\w \t/.-]*?)\s*::")
+# A field key: words of [\w/.-] joined by spaces or tabs, then "::". Possessive runs, so
+# a failed match costs one pass over the key, never a pass per space in it.
+_KEY = r"\w(?:[\w/.-]|[ \t]++(?=[\w/.-]))*+"
+_FIELD_START_RE = re.compile(f"[\\[(]\\s*+(?P<key>{_KEY})\\s*+::")
 _DATE_EMOJI_RE = re.compile(
     f"({'|'.join(map(re.escape, DATE_EMOJI))}){_VS16}?[ \\t]*([^\\s{_OPEN}{_ALL_EMOJI}]*)"
 )
@@ -181,7 +190,23 @@ def parse_ledger(text: str) -> tuple[list[LedgerEntry], list[LedgerWarning]]:
         stack.append((indent, None if entry is None else len(entries)))
         if entry is not None:
             entries.append(entry)
-    return _with_sub_links(entries, sub_links), warnings
+    return _with_sub_links(entries, sub_links), warnings + _duplicate_blocks(entries)
+
+
+def _duplicate_blocks(entries: list[LedgerEntry]) -> list[LedgerWarning]:
+    """A block id names one entry: the second line carrying it gets a warning (and, in
+    `reconcile`, an identity of its own)."""
+    first: dict[str, int] = {}
+    out = []
+    for entry in entries:
+        if entry.block_id is None:
+            continue
+        if entry.block_id in first:
+            out.append(LedgerWarning(entry.line, f"block id ^{entry.block_id} is already on "
+                                     f"line {first[entry.block_id]}: give this entry its own"))
+        else:
+            first[entry.block_id] = entry.line
+    return out
 
 
 def _content_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -310,9 +335,8 @@ def _parse_task(
 
 
 _META_START_RE = re.compile(
-    f"[{_ALL_EMOJI}]|[\\[(]\\s*\\w[\\w \\t/.-]*?\\s*::|(?<!\\S)#[\\w/-]*[^\\W\\d]"
+    f"[{_ALL_EMOJI}]|[\\[(]\\s*+{_KEY}\\s*+::|(?<!\\S)#[\\w/-]*[^\\W\\d]"
 )
-_TRAILING_LINKS_RE = re.compile(f"(?:\\s*{_OPEN}\\d+{_CLOSE})+\\s*$")
 
 
 def _links_after_metadata(draft: _Draft) -> set[int]:
@@ -331,16 +355,34 @@ def _links_after_metadata(draft: _Draft) -> set[int]:
 def _drop_trailing_links(draft: _Draft) -> None:
     """A run of links ending the description is metadata too, when at least two words
     of action remain ("Replace the valve [[Bathroom]]", but not "Call [[Jo]]")."""
-    trailing = _TRAILING_LINKS_RE.search(draft.text)
-    if not trailing:
+    start, indexes = _trailing_placeholders(draft.text)
+    if not indexes:
         return
-    indexes = [int(i) for i in _PLACEHOLDER_RE.findall(trailing.group(0))]
-    head = draft.display(draft.text[: trailing.start()])
+    head = draft.display(draft.text[:start])
     when = _WHEN_RE.match(head)
     head = when.group(2) if when else head
     if all(draft.spans[i].target for i in indexes) and len(head.split()) >= 2:
         for i in indexes:
             _hide(draft, i)
+
+
+def _trailing_placeholders(text: str) -> tuple[int, list[int]]:
+    """(where it starts, the span indexes of) the run of placeholders ending ``text``,
+    whitespace between them allowed. Read backwards once: a regex searching for a run
+    anchored at the end retries from every space of a long line."""
+    end, start, indexes = len(text), len(text), []
+    while True:
+        while end > 0 and text[end - 1].isspace():
+            end -= 1
+        if end == 0 or text[end - 1] != _CLOSE:
+            break
+        opener = text.rfind(_OPEN, 0, end - 1)
+        number = text[opener + 1:end - 1]
+        if opener < 0 or not number.isascii() or not number.isdigit():
+            break
+        indexes.append(int(number))
+        start = end = opener
+    return start, indexes[::-1]
 
 
 def _hide(draft: _Draft, index: int) -> None:
@@ -357,21 +399,45 @@ def _draft(number: int, body: str) -> _Draft:
 def _mask(text: str) -> tuple[str, list[_Span]]:
     """Replace inline code and wiki-links with numbered placeholders."""
     spans: list[_Span] = []
-
-    def keep(match: re.Match[str]) -> str:
-        spans.append(_span(match))
-        return f"{_OPEN}{len(spans) - 1}{_CLOSE}"
-
     # The placeholder brackets are private-use characters; dropping any that the user
     # typed keeps every placeholder index valid.
     clean = text.replace(_OPEN, "").replace(_CLOSE, "")
-    return _SPAN_RE.sub(keep, clean), spans
+    closers = _code_closers(clean)
+    parts, pos, done = [], 0, 0
+    while found := _SPAN_START_RE.search(clean, pos):
+        start = found.start()
+        if found.group(0)[0] == "`":  # a code span, as CommonMark reads one
+            end = closers.get(start)
+            if end is None:  # no closing run of the same length: literal backticks
+                pos = found.end()
+                continue
+            spans.append(_Span(clean[start:end], clean[start:end], None))
+        else:
+            link = _WIKI_SPAN_RE.match(clean, start)
+            if link is None:
+                pos = start + 1
+                continue
+            end = link.end()
+            spans.append(_wiki_span(link))
+        parts += [clean[done:start], f"{_OPEN}{len(spans) - 1}{_CLOSE}"]
+        pos = done = end
+    parts.append(clean[done:])
+    return "".join(parts), spans
 
 
-def _span(match: re.Match[str]) -> _Span:
+def _code_closers(text: str) -> dict[int, int]:
+    """{start of a backtick run: end of the next run of exactly its length}."""
+    runs = [(m.start(), m.end()) for m in re.finditer("`+", text)]
+    closers, next_end = {}, {}
+    for start, end in reversed(runs):
+        if end - start in next_end:
+            closers[start] = next_end[end - start]
+        next_end[end - start] = end
+    return closers
+
+
+def _wiki_span(match: re.Match[str]) -> _Span:
     inner = match["inner"]
-    if inner is None:
-        return _Span(match.group(0), match.group(0), None)
     target, _, label = inner.partition("|")
     note = target.split("#", 1)[0].strip()
     # '#', '^' and Tasks emoji in the visible text would read back as metadata.
@@ -382,9 +448,10 @@ def _span(match: re.Match[str]) -> _Span:
 def _take_fields(draft: _Draft) -> None:
     """Consume Dataview inline fields ``[key:: value]`` and ``(key:: value)``."""
     text, out, i = draft.text, [], 0
+    closing = _closing_brackets(text)
     while i < len(text):
         start = _FIELD_START_RE.match(text, i) if text[i] in "[(" else None
-        end = _closing_bracket(text, i) if start else -1
+        end = closing.get(i, -1) if start else -1
         if end < 0:
             out.append(text[i])
             i += 1
@@ -395,16 +462,21 @@ def _take_fields(draft: _Draft) -> None:
     draft.text = "".join(out)
 
 
-def _closing_bracket(text: str, start: int) -> int:
-    """Index of the bracket closing the one at ``start`` (same kind, nested), else -1."""
-    opener = text[start]
-    closer = "]" if opener == "[" else ")"
-    depth = 0
-    for i in range(start, len(text)):
-        depth += (text[i] == opener) - (text[i] == closer)
-        if depth == 0:
-            return i
-    return -1
+def _closing_brackets(text: str) -> dict[int, int]:
+    """{index of a '[' or '(': index of the bracket that closes it (same kind, nested)}.
+
+    One pass with a stack per kind; an opener never closed is absent.
+    """
+    stacks: dict[str, list[int]] = {"[": [], "(": []}
+    pairs: dict[int, int] = {}
+    for i, char in enumerate(text):
+        if char in stacks:
+            stacks[char].append(i)
+        elif char == "]" and stacks["["]:
+            pairs[stacks["["].pop()] = i
+        elif char == ")" and stacks["("]:
+            pairs[stacks["("].pop()] = i
+    return pairs
 
 
 def _set_field(draft: _Draft, key: str, masked_value: str) -> None:
@@ -661,10 +733,11 @@ def _full_key(entry: LedgerEntry) -> tuple:
 
 def _pair_similar(known, current, free_k, free_c):
     """Greedy best-first pairing of the remaining entries by similarity."""
+    blocks = _Blocks([known[ki].entry for ki in free_k], free_k)
     scored = []
     for ci in free_c:
         content = render_entry(current[ci])  # ties break on content, never on line position
-        for score, ki in _closest(known, current[ci], free_k):
+        for score, ki in _closest(blocks, current[ci]):
             scored.append((-score, known[ki].id, content, ki, ci))
     scored.sort()
     pairs, used_k, used_c = [], set(), set()
@@ -676,31 +749,107 @@ def _pair_similar(known, current, free_k, free_c):
     return pairs
 
 
-def _closest(known, entry: LedgerEntry, free_k: list[int]) -> list[tuple[float, int]]:
+def _closest(blocks: _Blocks, entry: LedgerEntry) -> list[tuple[float, int]]:
     """(score, known index) for the free known entries similar enough to ``entry``.
 
-    quick_ratio() bounds ratio() from above and costs far less, so only the
-    FUZZY_CANDIDATES best bounds get an exact ratio: a mass edit stays fast.
+    Only entries in the same block are compared (see `_Blocks`). The quick ratio
+    bounds difflib's ratio() from above and costs far less, so only the
+    FUZZY_CANDIDATES best bounds get an exact ratio.
     """
-    matcher = difflib.SequenceMatcher(None, "", entry.action.lower(), autojunk=False)
+    new = _Shape(entry)
     bounds = []
-    for ki in free_k:
-        old = known[ki].entry
-        if _distinct_blocks(old, entry):
+    for ki in blocks.candidates(new):
+        old = blocks.shapes[ki]
+        if _distinct_blocks(old.entry, entry):
             continue
-        matcher.set_seq1(old.action.lower())
-        bonus = _bonus(old, entry)
-        if matcher.real_quick_ratio() + bonus >= MATCH_THRESHOLD:
-            bound = matcher.quick_ratio() + bonus
+        bonus = old.bonus(new)
+        length = len(old.text) + len(new.text)
+        # difflib's real_quick_ratio, then quick_ratio, computed the same way.
+        if 2.0 * min(len(old.text), len(new.text)) / length + bonus >= MATCH_THRESHOLD:
+            bound = 2.0 * old.common_chars(new) / length + bonus
             if bound >= MATCH_THRESHOLD:
                 bounds.append((-bound, ki, bonus))
     found = []
+    matcher = difflib.SequenceMatcher(None, "", new.text, autojunk=False)
     for _, ki, bonus in sorted(bounds)[:FUZZY_CANDIDATES]:
-        matcher.set_seq1(known[ki].entry.action.lower())
+        matcher.set_seq1(blocks.shapes[ki].text)
         score = matcher.ratio() + bonus
         if score >= MATCH_THRESHOLD:
             found.append((score, ki))
     return found
+
+
+class _Shape:
+    """What the fuzzy stage compares of an entry, computed once per entry."""
+
+    __slots__ = ("entry", "text", "chars", "links", "fires_from", "keys")
+
+    def __init__(self, entry: LedgerEntry):
+        self.entry = entry
+        self.text = entry.action.lower()
+        self.chars = Counter(self.text)
+        self.links = frozenset(entry.links)
+        self.fires_from = entry.fires_from
+        self.keys = _block_keys(self.text, entry.links, self.fires_from)
+
+    def common_chars(self, other: _Shape) -> int:
+        """Characters the two texts share, counted with multiplicity (difflib's
+        quick_ratio numerator)."""
+        theirs = other.chars
+        return sum(min(n, theirs[c]) for c, n in self.chars.items() if c in theirs)
+
+    def bonus(self, other: _Shape) -> float:
+        """`_bonus`, from the precomputed parts."""
+        same_date = self.fires_from is not None and self.fires_from == other.fires_from
+        links = 0.0
+        if self.links and other.links:
+            links = len(self.links & other.links) / len(self.links | other.links)
+        return LINK_BONUS * links + DATE_BONUS * same_date
+
+
+class _Blocks:
+    """Which remembered entries are worth comparing with a current one (blocking).
+
+    Comparing every pair is quadratic: 11 minutes for 5,000 reworded entries. An
+    entry is compared only with the entries that share one of its rarer keys: a
+    content word, a pair of content words, a link, or the start of its date window.
+    A key held by more than BLOCK_CAP entries says little and is skipped; a pair of
+    common words is usually rare, which keeps "Pay the plumber" near "Pay plumber"
+    in a ledger where "pay" is everywhere. When every key of an entry is common, it
+    is compared with the first BLOCK_CAP entries holding its rarest one. Each entry
+    costs at most its keys times BLOCK_CAP comparisons, whatever the ledger's size.
+    """
+
+    def __init__(self, entries: Sequence[LedgerEntry], indexes: Sequence[int]):
+        self.shapes: dict[int, _Shape] = {}
+        self.postings: dict[object, list[int]] = {}
+        for entry, ki in zip(entries, indexes, strict=True):
+            shape = self.shapes[ki] = _Shape(entry)
+            for key in shape.keys:
+                self.postings.setdefault(key, []).append(ki)
+
+    def candidates(self, shape: _Shape) -> list[int]:
+        lists = sorted((self.postings[k] for k in shape.keys if k in self.postings), key=len)
+        if not lists:
+            return []
+        chosen = [ks for ks in lists if len(ks) <= BLOCK_CAP] or [lists[0][:BLOCK_CAP]]
+        return sorted(set().union(*chosen))
+
+
+BLOCK_CAP = 64
+_WORD_RE = re.compile(r"\w+")
+
+
+def _block_keys(text: str, links: Sequence[str], fires_from: date | None) -> set:
+    """Content words, pairs of them (each with its next three, alphabetically, so that
+    a long action stays linear), links and the window's start."""
+    words = sorted({w for w in _WORD_RE.findall(text) if w not in STOP_WORDS})
+    keys: set = set(words)
+    keys.update((a, b) for i, a in enumerate(words) for b in words[i + 1:i + 4])
+    keys.update(("link", link) for link in links)
+    if fires_from is not None:
+        keys.add(("date", fires_from))
+    return keys
 
 
 def _words_key(entry: LedgerEntry) -> tuple:

@@ -20,6 +20,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
 
+from . import clock
 from .config import Settings
 from .errors import UsageError
 from .ledger import PRIORITY_FACTOR
@@ -201,12 +202,7 @@ def _entry_notes(store: Store, entry_id: str) -> list[str]:
 
 
 def _moment(value: str | None) -> datetime:
-    if not value:
-        return datetime.min
-    try:
-        return datetime.fromisoformat(value).replace(tzinfo=None)
-    except ValueError:
-        return datetime.combine(date.fromisoformat(value[:10]), time())
+    return clock.moment(value) or datetime.min
 
 
 def _override(base: Params, values: dict) -> Params:
@@ -256,6 +252,7 @@ class TickResult:
 
 def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True) -> TickResult:
     """Compute every value, update the hysteresis state, emit at most one nudge."""
+    now = clock.local_naive(now)
     items = load_items(store)
     state = {r[0]: (bool(r[1]), r[2]) for r in store.execute(
         "SELECT item_id, armed, muted_until FROM nudge_state")}
@@ -388,6 +385,7 @@ def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
         raise UsageError(f"{kind!r}: answer accept, dismiss or snooze")
     if snooze is not None and kind != "snooze":
         raise UsageError(f"--for goes with snooze only, not with {kind}")
+    now = clock.local_naive(now)
     row = store.execute("SELECT id FROM surfacings WHERE item_id = ? ORDER BY id DESC LIMIT 1",
                         [item_id]).fetchone()
     if row is None:

@@ -142,7 +142,7 @@ def parse_note(text: str, path: str, *, max_chunk_chars: int = 1200) -> ParsedNo
     fm, warnings = _load_front_matter(fm_text)
     body_lines = lines[offset:]
     body = "\n".join(body_lines)
-    tokens = _MD.parse(body)
+    tokens = _MD.parse(_blank_comments(body))
     found = _Collector(offset)
     found.scan(tokens)
     return ParsedNote(
@@ -162,6 +162,68 @@ def parse_note(text: str, path: str, *, max_chunk_chars: int = 1200) -> ParsedNo
 def _normalize(text: str) -> str:
     text = text.removeprefix("\ufeff")
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# --- Obsidian comments ------------------------------------------------------
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_COMMENT_MARK = re.compile(r"%%|`+")
+
+
+def _blank_comments(body: str) -> str:
+    """The body with every Obsidian comment (`%% ... %%`, inline or over many lines)
+    turned into spaces, line breaks kept, so that links, tags and headings inside one
+    count for nothing while every line keeps its number. `%%` inside fenced or inline
+    code is text. A comment never closed runs to the end of the note, as in Obsidian.
+    Chunks are cut from the original lines: a comment's words stay searchable.
+    """
+    if "%%" not in body:
+        return body
+    out: list[str] = []
+    fence: str | None = None
+    in_comment = False
+    for line in body.split("\n"):
+        opener = _FENCE.match(line)
+        if fence is not None:
+            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) \
+                    and not line.strip().strip(fence[0]):
+                fence = None
+            out.append(line)
+        elif opener and not in_comment:
+            fence = opener.group(1)
+            out.append(line)
+        else:
+            blanked, in_comment = _blank_line(line, in_comment)
+            out.append(blanked)
+    return "\n".join(out)
+
+
+def _blank_line(line: str, in_comment: bool) -> tuple[str, bool]:
+    """One line with its comment parts blanked; whether a comment is still open after it.
+    Inline code (a backtick run closed by one of the same length) hides `%%`."""
+    runs = [(m.start(), m.end()) for m in re.finditer("`+", line)] if "`" in line else []
+    closers: dict[int, int] = {}
+    latest: dict[int, int] = {}
+    for start, end in reversed(runs):
+        if end - start in latest:
+            closers[start] = latest[end - start]
+        latest[end - start] = end
+    chars = list(line)
+    start = 0 if in_comment else None
+    pos = 0
+    while found := _COMMENT_MARK.search(line, pos):
+        if found.group(0)[0] == "`":
+            pos = closers.get(found.start(), found.end()) if start is None else found.end()
+            continue
+        if start is None:
+            start = found.start()
+        else:
+            chars[start:found.end()] = " " * (found.end() - start)
+            start = None
+        pos = found.end()
+    if start is not None:
+        chars[start:] = " " * (len(chars) - start)
+    return "".join(chars), start is not None
 
 
 # --- front matter -----------------------------------------------------------

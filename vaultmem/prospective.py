@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
+from . import clock
 from .config import Settings
 from .schema import SCHEMA
 from .store import Store
@@ -186,14 +187,10 @@ def _last_reference(store, note_id, created, block, level, title) -> str | None:
 
 
 def _days_between(iso: str, now: datetime) -> float:
-    try:
-        then = datetime.fromisoformat(iso)
-    except ValueError:
-        try:
-            then = datetime.combine(date.fromisoformat(iso[:10]), datetime.min.time())
-        except ValueError:
-            return 0.0
-    return (now.replace(tzinfo=None) - then.replace(tzinfo=None)) / timedelta(days=1)
+    then = clock.moment(iso)  # an aware front matter date is converted, not cut
+    if then is None:
+        return 0.0
+    return (clock.local_naive(now) - then) / timedelta(days=1)
 
 
 def hidden_note_ids(store: Store) -> set[int]:

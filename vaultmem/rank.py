@@ -20,12 +20,13 @@ from datetime import datetime
 
 import numpy as np
 
-from . import commitments, lexical, prospective, trigger
+from . import clock, commitments, lexical, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder
 from .schema import SCHEMA
 from .snippet import snippet
 from .store import Store
+from .vault import normalize_prefix
 
 SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "recency")
 
@@ -120,6 +121,7 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     A note whose file is gone since the last index is never returned: the top results
     are checked on disk and any missing one is skipped (and named in `stale`).
     """
+    now = clock.local_naive(now)
     started = time.perf_counter()
     if embedder.dim:  # read the vectors while the model may still be loading (cached)
         store.matrix(embedder.fingerprint, embedder.dim)
@@ -439,9 +441,9 @@ def _placement(ctx: _Ctx, i: int) -> str | None:
 
 
 def _eligible(note_ids: np.ndarray, titles: dict, opts: QueryOptions) -> np.ndarray:
-    if not opts.prefix:
+    prefix = normalize_prefix(opts.prefix)
+    if not prefix:
         return np.ones(len(note_ids), dtype=bool)
-    prefix = opts.prefix.strip("/") + "/"
     return np.fromiter((titles[i][0].startswith(prefix) for i in note_ids), bool, len(note_ids))
 
 

@@ -98,7 +98,8 @@ def index_report(report, as_json: bool) -> None:
     warn(f"indexed in {report.seconds:.2f}s: {report.new} new, {report.modified} modified, "
          f"{report.moved} moved, {report.deleted} deleted{reparsed}, "
          f"{report.unchanged} unchanged; "
-         f"{report.embedded} chunks embedded; {len(report.warnings)} warnings")
+         f"{report.embedded} chunks embedded; {len(report.warnings)} warnings; "
+         f"{report.links_unresolved} unresolved links to {report.unresolved_targets} notes")
 
 
 def query_result(result, as_json: bool, explain: bool = False) -> None:
@@ -211,8 +212,8 @@ def status(result, as_json: bool) -> None:
     c = doc["counts"]
     out.print(f"[bold]vault[/] {_esc(doc['vault'])}\n[bold]store[/] {_esc(doc['db'])}")
     out.print(f"notes {c['notes']} (deleted {c['deleted']}), chunks {c['chunks']}, "
-              f"vectors {c['vectors']}, links {c['links']} "
-              f"(unresolved {c['unresolved_links']}), tags {c['tags']}, ops {c['ops']}")
+              f"vectors {c['vectors']}, links {c['links']} ({c['unresolved_links']} unresolved "
+              f"links to {c['unresolved_targets']} notes), tags {c['tags']}, ops {c['ops']}")
     if doc["ledger"]:
         out.print("ledger " + ", ".join(f"{k} {v}" for k, v in sorted(doc["ledger"].items())))
     for kind, by_status in sorted(doc["prospective"].items()):
@@ -221,8 +222,10 @@ def status(result, as_json: bool) -> None:
         if run:
             out.print(f"last {run['kind']}: {run['finished'] or run['started']} ({run['status']})")
     for link in doc["unresolved_links"][:20]:
+        hint = (f" (an alias of {_esc(link['alias_of'][0])}: link the note by its name)"
+                if link.get("alias_of") else "")
         out.print(f"[yellow]unresolved[/] {_esc(link['source'])}:{link['line']} → "
-                  f"{_esc('[[' + link['target'] + ']]')}", highlight=False)
+                  f"{_esc('[[' + link['target'] + ']]')}{hint}", highlight=False)
     for w in doc["warnings"][:50]:
         out.print(f"[yellow]warning[/] {_esc(w['path'])}{':' + str(w['line']) if w['line'] else ''}"
                   f": {_esc(w['message'])}", highlight=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from vaultmem.parse import Link
 
@@ -15,40 +15,53 @@ _EXTENSION = re.compile(r"\.([A-Za-z0-9]{1,8})$")
 _DRIVE = re.compile(r"^[A-Za-z]:/")
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """Case- and normalization-insensitive key: macOS stores names decomposed (NFD)."""
     return unicodedata.normalize("NFC", text).lower()
+
+
+_fold = fold
+
+
+def names_attachment(target: str) -> bool:
+    """Whether an unresolved link target names a file that is not a note ("x.png")."""
+    match = _EXTENSION.search(target.strip())
+    return match is not None and match.group(1).lower() != "md"
 
 
 def _stem(path: str) -> str:
     return path[:-3] if path.lower().endswith(".md") else path
 
 
-def _shortest(paths: Iterable[str]) -> str:
-    return min(paths, key=lambda p: (len(p), p))
-
-
 class Resolver:
-    """Maps link targets to note paths; lookups are built once, each resolve is O(1)-ish."""
+    """Maps link targets to note paths; lookups are built once, each resolve is O(1)-ish.
+
+    Aliases are not link targets (Obsidian's help on aliases: they serve search and
+    autocomplete), so a link written with an alias stays unresolved; `alias_of` names
+    the notes carrying it, for `status` to suggest.
+    """
 
     def __init__(self, notes: dict[str, Sequence[str]]):
         self._paths = set(notes)
         self._by_path: dict[str, str] = {}
         self._by_suffix: dict[str, str] = {}
-        self._by_name: dict[str, str] = {}
-        self._by_alias: dict[str, str] = {}
+        self._by_name: dict[str, list[str]] = {}
+        self._by_alias: dict[str, list[str]] = {}
         for path, aliases in notes.items():
             self._index(path, aliases)
+        for table in (self._by_name, self._by_alias):
+            for paths in table.values():
+                paths.sort(key=_path_order)
 
     def _index(self, path: str, aliases: Sequence[str]) -> None:
         _keep(self._by_path, _fold(path), path)
         parts = _fold(_stem(path)).split("/")
         for i in range(1, len(parts)):
             _keep(self._by_suffix, "/".join(parts[i:]), path)
-        _keep(self._by_name, parts[-1], path)
+        self._by_name.setdefault(parts[-1], []).append(path)
         for alias in aliases:
             if isinstance(alias, str) and alias.strip():
-                _keep(self._by_alias, _fold(alias.strip()), path)
+                self._by_alias.setdefault(_fold(alias.strip()), []).append(path)
 
     def resolve(self, link: Link, source: str) -> str | None:
         """The path of the note `link` (written in note `source`) points to, or None."""
@@ -60,7 +73,12 @@ class Resolver:
         # Obsidian writes "../x" wiki-links too when set to relative link paths.
         if link.kind == "markdown" or target.startswith(("./", "../")):
             return self._resolve_relative(target, source)
-        return self._resolve_name(target)
+        return self._resolve_name(target, source)
+
+    def alias_of(self, target: str) -> list[str]:
+        """The notes whose alias is `target` (shortest path first): what a link written
+        with an alias probably meant."""
+        return list(self._by_alias.get(_fold(target.strip().replace("\\", "/")), ()))
 
     def _resolve_relative(self, target: str, source: str) -> str | None:
         folder = posixpath.dirname(source)
@@ -70,18 +88,27 @@ class Resolver:
                 return found
         # Obsidian falls back to matching by name; "../" no longer means anything then.
         parts = [part for part in target.split("/") if part not in ("", ".", "..")]
-        return self._resolve_name("/".join(parts)) if parts else None
+        return self._resolve_name("/".join(parts), source) if parts else None
 
-    def _resolve_name(self, target: str) -> str | None:
+    def _resolve_name(self, target: str, source: str) -> str | None:
+        """By path from the vault root, then from the linking note's folder, else by
+        path suffix (shortest path), else by file name: in the linking note's own
+        folder first, then the shortest path (SPEC 2)."""
         target = target.removeprefix("./")
         if self._is_attachment(target):
             return None
-        found = self._exact(target)
+        folder = posixpath.dirname(source)
+        found = self._exact(target) or (folder and self._exact(posixpath.join(folder, target)))
         if found:
             return found
         key = _fold(_stem(target))
-        table = self._by_suffix if "/" in key else self._by_name
-        return table.get(key) or self._by_alias.get(_fold(target))
+        if "/" in key:
+            return self._by_suffix.get(key)
+        paths = self._by_name.get(key)
+        if not paths:
+            return None
+        beside = [p for p in paths if _fold(posixpath.dirname(p)) == _fold(folder)]
+        return (beside or paths)[0]
 
     def _exact(self, target: str) -> str | None:
         """The note at exactly this path (".md" optional), else the same path ignoring case."""
@@ -99,10 +126,15 @@ class Resolver:
         return key not in self._by_name and key not in self._by_suffix and not self._exact(target)
 
 
+def _path_order(path: str) -> tuple[int, str]:
+    """Obsidian's tie-break among notes of one name: the shortest path, then by name."""
+    return (len(path), path)
+
+
 def _keep(table: dict[str, str], key: str, path: str) -> None:
     """Store path under key unless a shorter path (Obsidian's tie-break) already holds it."""
     held = table.get(key)
-    table[key] = path if held is None else _shortest((held, path))
+    table[key] = path if held is None else min((held, path), key=_path_order)
 
 
 def escapes_vault(target: str, source: str) -> bool:

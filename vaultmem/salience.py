@@ -17,6 +17,7 @@ from datetime import datetime
 
 import numpy as np
 
+from . import clock
 from .config import Settings
 from .schema import SCHEMA
 from .store import Store
@@ -70,8 +71,8 @@ def power_decay(days: np.ndarray) -> np.ndarray:
 
 
 def days_before(now: datetime, stamps: list[str]) -> np.ndarray:
-    moments = np.array(stamps, dtype="datetime64[s]")
-    return (np.datetime64(now.replace(tzinfo=None), "s") - moments) / np.timedelta64(86400, "s")
+    moments = np.array([clock.naive_stamp(s) for s in stamps], dtype="datetime64[s]")
+    return (np.datetime64(clock.local_naive(now), "s") - moments) / np.timedelta64(86400, "s")
 
 
 def ledger_note_ids(store: Store, settings: Settings) -> set[int]:
@@ -182,6 +183,7 @@ def _timeless_for_items(store, ids, parts, weights, score) -> np.ndarray:
 
 def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceReport:
     """Recompute and store every live note's salience with its components."""
+    now = clock.local_naive(now)
     started = time.perf_counter()
     rows = store.execute("SELECT id, path, type, importance, project, mtime_ns FROM notes "
                          "WHERE deleted = 0 ORDER BY id").fetchall()

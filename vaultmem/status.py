@@ -6,41 +6,59 @@ import json
 from dataclasses import dataclass
 
 from .config import Settings
+from .resolve import fold, names_attachment
 from .schema import SCHEMA
 from .store import Store
+from .vault import printable
 
-ATTACHMENT_HINT = "target_raw NOT GLOB '*.[a-zA-Z0-9]*' OR lower(target_raw) GLOB '*.md'"
+
+def link_summary(store: Store) -> tuple[dict[str, int], list[tuple]]:
+    """The link counts of live notes, counted one way for `status` and `index`, and the
+    unresolved links themselves, (source, line, target, kind), by source and line.
+
+    `unresolved_links` counts occurrences, `unresolved_targets` the distinct notes
+    they name (case-insensitively); links to attachments (a name with an extension
+    other than .md, such as an image) are not notes and are counted apart.
+    """
+    resolved, rows = store.link_rows()
+    unresolved = [row for row in rows if not names_attachment(row[2])]
+    counts = {
+        "links": resolved + len(rows),
+        "resolved_links": resolved,
+        "unresolved_links": len(unresolved),
+        "unresolved_targets": len({fold(row[2]) for row in unresolved}),
+        "attachment_links": len(rows) - len(unresolved),
+    }
+    return counts, unresolved
 
 
 def gather(store: Store, settings: Settings) -> dict:
-    """The `vaultmem status` document."""
+    """The `vaultmem status` document; a damaged store is an error (StoreDamagedError)."""
+    store.check()
     q = store.execute
 
     def one(sql: str, params=()) -> int:
         return q(sql, params).fetchone()[0]
 
-    unresolved = q(
-        "SELECT n.path, l.line, l.target_raw, l.kind FROM links l "
-        "JOIN notes n ON n.id = l.source_id "
-        f"WHERE n.deleted = 0 AND l.target_id IS NULL AND ({ATTACHMENT_HINT}) "
-        "ORDER BY n.path, l.line"
-    ).fetchall()
+    links, unresolved = link_summary(store)
+    aliases = store.alias_paths()
     counts = {
         "notes": one("SELECT count(*) FROM notes WHERE deleted = 0"),
         "deleted": one("SELECT count(*) FROM notes WHERE deleted = 1"),
         "chunks": one("SELECT count(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
                       "WHERE n.deleted = 0"),
         "vectors": one("SELECT count(*) FROM vectors"),
-        "links": one("SELECT count(*) FROM links l JOIN notes n ON n.id = l.source_id "
-                     "WHERE n.deleted = 0"),
-        "unresolved_links": len(unresolved),
+        **links,
         "tags": one("SELECT count(DISTINCT tag) FROM tags"),
         "ops": one("SELECT count(*) FROM ops"),
     }
     return {
-        "vault": str(settings.vault), "db": str(settings.db), "counts": counts,
+        "vault": printable(str(settings.vault)), "db": printable(str(settings.db)),
+        "counts": counts,
         "last_runs": {kind: _last_run(store, kind) for kind in ("index", "salience")},
-        "unresolved_links": [{"source": p, "line": ln, "target": t, "kind": k}
+        # A link written with an alias stays unresolved (SPEC 2); say which note has it.
+        "unresolved_links": [{"source": p, "line": ln, "target": t, "kind": k,
+                              "alias_of": aliases.get(fold(t), [])}
                              for p, ln, t, k in unresolved],
         "warnings": [{"path": p, "line": ln, "message": m} for p, ln, m in q(
             "SELECT path, line, message FROM warnings ORDER BY path, line")],

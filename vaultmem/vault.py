@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from .store import StoredNote
 
@@ -46,13 +47,29 @@ class ChangePlan:
 
 
 def scan(root: Path, skip: tuple[Path, ...] = ()) -> Scan:
-    """Every `.md` file under root (dot-names skipped), following symlinks only inside it."""
+    """Every `.md` file under root (dot-names skipped), following symlinks only inside it.
+
+    `skip` names files or folders left out, such as the store's own file when it
+    sits inside the vault. A name that is not valid UTF-8 cannot be stored or
+    printed as a note path: it gets one warning, with its bytes escaped, and the
+    rest of the vault is indexed.
+    """
     root = root.resolve()
     files: dict[str, FileStat] = {}
     warnings: list[tuple[str, str]] = []
-    skip_real = {str(p.resolve()) for p in skip}
+    skip_real = {os.path.normcase(str(p.resolve())) for p in skip}
     _walk(root, str(root), "", {str(root)}, skip_real, files, warnings)
     return Scan(files, warnings)
+
+
+def printable(path: str) -> str:
+    """A path as text that UTF-8 can hold: bytes that are not UTF-8 (kept by Python as
+    lone surrogates) shown escaped, "bad\\xffname.md"."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _walk(root, folder, prefix, seen, skip, files, warnings) -> None:
@@ -68,8 +85,13 @@ def _walk(root, folder, prefix, seen, skip, files, warnings) -> None:
         if entry.name.startswith("."):
             continue
         rel = prefix + entry.name
+        if not entry.name.isascii() and printable(entry.name) != entry.name:
+            kind = "folder" if entry.is_dir() else "file"
+            warnings.append((printable(rel), f"{kind} name is not valid UTF-8: skipped "
+                                             f"(rename it to index it)"))
+            continue
         real = _inside(root, entry, rel, warnings)
-        if real is None or real in skip:
+        if real is None or (skip and os.path.normcase(real) in skip):
             continue
         if entry.is_dir(follow_symlinks=True):
             if real in seen:
@@ -89,10 +111,24 @@ def _inside(root: Path, entry: os.DirEntry, rel: str, warnings) -> str | None:
     except (OSError, RuntimeError):
         warnings.append((rel, "broken or looping symlink: skipped"))
         return None
-    if real != root and root not in real.parents:
+    if not within(root, real):
         warnings.append((rel, "symlink points outside the vault: not followed"))
         return None
     return str(real)
+
+
+def within(root: PurePath, path: PurePath) -> bool:
+    """Whether `path` is `root` or under it, by the rules of their flavour (on Windows,
+    "C:\\Vault" holds "c:\\vault\\Sub\\x.md"). Both are absolute and resolved."""
+    return path == root or root in path.parents
+
+
+def normalize_prefix(prefix: str | None) -> str:
+    """A `--in` folder as note paths spell it: "./projects/", "projects\\" and
+    "projects" are one folder; "" and "." are the whole vault."""
+    text = (prefix or "").strip().replace("\\", "/")
+    folded = posixpath.normpath("/" + text).lstrip("/") if text else ""
+    return "" if folded in ("", ".") else folded + "/"
 
 
 def _add_file(entry: os.DirEntry, rel: str, files, warnings) -> None:

@@ -1,0 +1,71 @@
+"""An exhaustive fuzzy matcher, to check the blocked `ledger._match` against.
+
+It compares every remembered entry with every current one (quadratic: minutes at
+5,000 entries). The blocked matcher must give the same identities; tests and
+scripts/bench_ledger.py --reference compare the two. Not used by vaultmem itself.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from vaultmem.ledger import (
+    _MATCH_STAGES,
+    FUZZY_CANDIDATES,
+    MATCH_THRESHOLD,
+    _bonus,
+    _distinct_blocks,
+    _pair_similar,
+    render_entry,
+)
+
+
+def match_exhaustive(known, current) -> dict[int, int]:
+    """current index -> known index: the exact stages, then every pair compared."""
+    pairs: dict[int, int] = {}
+    stages = [s for s in _MATCH_STAGES if s is not _pair_similar] + [_pair_similar_exhaustive]
+    for stage in stages:
+        taken = set(pairs.values())
+        free_k = [ki for ki in range(len(known)) if ki not in taken]
+        free_c = [ci for ci in range(len(current)) if ci not in pairs]
+        for ki, ci in stage(known, current, free_k, free_c):
+            pairs[ci] = ki
+    return pairs
+
+
+def _pair_similar_exhaustive(known, current, free_k, free_c):
+    scored = []
+    for ci in free_c:
+        content = render_entry(current[ci])
+        for score, ki in _closest_exhaustive(known, current[ci], free_k):
+            scored.append((-score, known[ki].id, content, ki, ci))
+    scored.sort()
+    pairs, used_k, used_c = [], set(), set()
+    for *_, ki, ci in scored:
+        if ki not in used_k and ci not in used_c:
+            pairs.append((ki, ci))
+            used_k.add(ki)
+            used_c.add(ci)
+    return pairs
+
+
+def _closest_exhaustive(known, entry, free_k):
+    matcher = difflib.SequenceMatcher(None, "", entry.action.lower(), autojunk=False)
+    bounds = []
+    for ki in free_k:
+        old = known[ki].entry
+        if _distinct_blocks(old, entry):
+            continue
+        matcher.set_seq1(old.action.lower())
+        bonus = _bonus(old, entry)
+        if matcher.real_quick_ratio() + bonus >= MATCH_THRESHOLD:
+            bound = matcher.quick_ratio() + bonus
+            if bound >= MATCH_THRESHOLD:
+                bounds.append((-bound, ki, bonus))
+    found = []
+    for _, ki, bonus in sorted(bounds)[:FUZZY_CANDIDATES]:
+        matcher.set_seq1(known[ki].entry.action.lower())
+        score = matcher.ratio() + bonus
+        if score >= MATCH_THRESHOLD:
+            found.append((score, ki))
+    return found

@@ -1,0 +1,229 @@
+"""The store's health: a damaged file is named as such and rebuilt with its history, a
+read-only store still answers queries, one writer at a time (filelock), killed runs are
+marked interrupted, and a store path must be a regular file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vaultmem import config, recover
+from vaultmem import store as store_mod
+from vaultmem.cli import main
+from vaultmem.errors import BusyError, StoreReadOnlyError
+from vaultmem.ledger import parse_ledger
+from vaultmem.store import Store, writer_lock
+
+from .conftest import ROOT, FakeEmbedder
+
+
+@pytest.fixture(autouse=True)
+def fake_model(monkeypatch):
+    monkeypatch.setattr("vaultmem.embed.FastEmbedder", lambda settings: FakeEmbedder())
+    monkeypatch.setattr("vaultmem.embed.query_embedder", lambda settings: FakeEmbedder())
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    capsys.readouterr()  # what came before is not this command's
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def make_vault(tmp_path: Path) -> Path:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Boiler.md").write_text("# Boiler\n\nThe boiler needs a service before winter.\n")
+    (vault / "Plumber.md").write_text("# Plumber\n\nAsk the plumber about the valve. [[Boiler]]\n")
+    (vault / "Ledger.md").write_text("- [ ] Pay the plumber invoice 📅 2026-08-15 [[Plumber]]\n"
+                                     "- [ ] Service the boiler [[Boiler]] ^boiler\n")
+    assert main(["index", str(vault), "--now", "2026-08-01", "--json"]) == 0
+    (vault / "Ledger.md").write_text("- [ ] Pay the plumber's invoice 📅 2026-08-20 [[Plumber]]\n"
+                                     "- [x] Service the boiler [[Boiler]] ^boiler\n")
+    assert main(["index", str(vault), "--now", "2026-08-02", "--json"]) == 0
+    return vault
+
+
+def damage(db: Path, table: str, seed: int = 1) -> None:
+    """4 KB of random bytes over a leaf page of `table`, in the middle of it."""
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    try:
+        pages = [r[0] for r in conn.execute(
+            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno",
+            [table])]
+    except sqlite3.OperationalError:
+        pytest.skip("this SQLite has no dbstat table to find a page by")
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(db, "r+b") as fh:
+        fh.seek((pages[len(pages) // 2] - 1) * size)
+        fh.write(random.Random(seed).randbytes(4096))
+
+
+def test_a_damaged_store_is_named_and_rebuilt_with_its_readable_history(tmp_path, capsys):
+    vault = make_vault(tmp_path)
+    db = vault / ".vaultmem" / "vaultmem.db"
+    store = Store.open(db)
+    with store.atomic():  # a long ops log, so the damage lands among queries' mentions
+        for i in range(3000):
+            store.add_op("2026-08-03T10:00:00", "retrieved", 1, detail={"rank": i % 5})
+        sid = store.db["surfacings"].insert({"item_id": "boiler", "ts": "2026-08-03T09:00:00",
+                                             "value": 1.2, "message": "m"}).last_pk
+        store.db["feedback"].insert({"surfacing_id": sid, "item_id": "boiler",
+                                     "ts": "2026-08-03T09:05:00", "kind": "dismiss"})
+    ops_before = store.execute("SELECT count(*) FROM ops").fetchone()[0]
+    history = store.execute("SELECT id, op, entry_id FROM ops WHERE entry_id IS NOT NULL "
+                            "ORDER BY id").fetchall()
+    store.close()
+    damage(db, "ops")
+    size = db.stat().st_size
+
+    for args in (["status"], ["index", vault], ["index", vault, "--full"]):
+        code, out, err = run(capsys, *args, "--vault", vault)
+        assert code == 1 and "internal error" not in err, err
+        assert "is damaged" in err and "vaultmem index --rebuild" in err
+        assert err.count("\n") == 1
+    code, out, err = run(capsys, "query", "boiler", "--vault", vault)
+    assert "internal error" not in err
+
+    code, out, err = run(capsys, "index", vault, "--rebuild", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    moved = Path(doc["rebuild"]["moved_to"])
+    assert moved.exists() and moved.stat().st_size == size  # kept as it was
+    carried, lost = doc["rebuild"]["carried"], doc["rebuild"]["lost"]
+    assert lost.keys() == {"ops"} and "could not be read" in doc["warnings"][2]["message"]
+    assert 0 < ops_before - carried["ops"] < 400  # one page of short rows, no more
+    assert carried["entries"] == 2 and carried["feedback"] == 1
+    assert doc["new"] == 0 and doc["embedded"] == 0  # same notes, same vectors
+
+    store = Store.open(db)
+    assert store.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert store.execute("SELECT id, op, entry_id FROM ops WHERE entry_id IS NOT NULL "
+                         "ORDER BY id").fetchall() == history
+    assert {r[0] for r in store.execute("SELECT id FROM entries")} == \
+        {"boiler", "c-pay-plumber-invoice"}
+    code, out, err = run(capsys, "status", "--vault", vault, "--json")
+    assert code == 0 and json.loads(out)["counts"]["notes"] == 3
+    code, out, err = run(capsys, "ledger", "show", "boiler", "--vault", vault, "--json")
+    assert code == 0 and "done" in out
+
+
+def test_every_table_is_either_carried_over_or_made_again(tmp_path):
+    store = Store.open(tmp_path / "s.db", create=True)
+    tables = {r[0] for r in store.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    made_again = {t for t in tables if t in recover.DERIVED or t.startswith("chunks_fts_")}
+    assert tables - made_again == set(recover.HISTORY)
+
+
+def test_a_store_whose_first_page_is_gone_is_rebuilt_from_the_vault(tmp_path, capsys):
+    vault = make_vault(tmp_path)
+    db = vault / ".vaultmem" / "vaultmem.db"
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    with open(db, "r+b") as fh:
+        fh.write(random.Random(2).randbytes(4096))
+    code, out, err = run(capsys, "status", "--vault", vault)
+    assert code == 1 and "is damaged" in err and "internal error" not in err
+    code, out, err = run(capsys, "index", vault, "--rebuild", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["rebuild"]["carried"] == {} and doc["new"] == 3
+    assert "table list is unreadable" in json.dumps(doc["rebuild"]["lost"])
+
+
+def test_a_read_only_store_answers_queries_and_refuses_writes(tmp_path, capsys, monkeypatch):
+    vault = make_vault(tmp_path)
+    monkeypatch.setattr(store_mod, "_writable", lambda path: False)  # as on a read-only mount
+    code, out, err = run(capsys, "query", "boiler service", "--vault", vault, "--json")
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["path"] == "Boiler.md"
+    code, out, err = run(capsys, "status", "--vault", vault, "--json")
+    assert code == 0, err
+    for args in (["index", vault], ["salience"], ["nudge", "--now", "2026-08-15T10:00"]):
+        code, out, err = run(capsys, *args, "--vault", vault)
+        assert code == 1 and "is read-only" in err and "internal error" not in err, err
+    store = Store.open(vault / ".vaultmem" / "vaultmem.db")
+    assert store.read_only
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        store.execute("DELETE FROM ops")
+    with pytest.raises(StoreReadOnlyError):
+        with store.writer_lock("index"):
+            pass
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through file permissions")
+def test_a_store_in_a_folder_without_write_permission_is_opened_read_only(tmp_path, capsys):
+    vault = make_vault(tmp_path)
+    folder = vault / ".vaultmem"
+    for path in folder.iterdir():
+        path.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        code, out, err = run(capsys, "query", "boiler", "--vault", vault, "--json")
+        assert code == 0, err
+        code, out, err = run(capsys, "index", vault)
+        assert code == 1 and "read-only" in err
+    finally:
+        folder.chmod(0o755)
+
+
+def test_one_writer_at_a_time_with_filelock(tmp_path):
+    db = tmp_path / "s.db"
+    with writer_lock(db, "index"):
+        with pytest.raises(BusyError, match="already writing .*s.db: wait for it to finish, "
+                                            "then run `vaultmem salience` again"):
+            with writer_lock(db, "salience"):
+                pass
+        holder = subprocess.run(
+            [sys.executable, "-c", "import sys; from pathlib import Path; "
+             "from vaultmem.store import writer_lock\n"
+             "try:\n    with writer_lock(Path(sys.argv[1]), 'index'): print('got it')\n"
+             "except Exception as e: print(type(e).__name__)", str(db)],
+            capture_output=True, text=True, cwd=ROOT, check=True)
+        assert holder.stdout.strip() == "BusyError"
+    with writer_lock(db, "index"):  # released
+        pass
+    assert "fcntl" not in Path(store_mod.__file__).read_text()
+
+
+def test_killed_runs_are_marked_interrupted_when_the_next_run_starts(tmp_path):
+    vault = make_vault(tmp_path)
+    settings = config.load(vault)
+    store = Store.open(settings.db)
+    killed = store.start_run("index", "2026-08-03T10:00:00")  # then SIGKILL: never finished
+    with writer_lock(settings.db, "index"):  # another writer really is running
+        second = store.start_run("salience", "2026-08-03T10:01:00")
+    assert store.execute("SELECT status FROM runs WHERE id = ?", [killed]).fetchone() == (
+        "running",)
+    with store.writer_lock("index"):
+        store.start_run("index", "2026-08-03T11:00:00")
+    rows = dict(store.execute("SELECT id, status FROM runs WHERE id IN (?, ?)",
+                              [killed, second]).fetchall())
+    assert rows == {killed: "interrupted", second: "interrupted"}
+
+
+def test_a_store_path_that_is_not_a_regular_file_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("VAULTMEM_DB", "/dev/null")
+    code, out, err = run(capsys, "status", "--vault", tmp_path)
+    assert code == 1 and "/dev/null is not a regular file" in err
+    assert not Path("/dev/null-journal").exists() and not Path("/dev/null-wal").exists()
+    code, out, err = run(capsys, "index", tmp_path)
+    assert code == 1 and "not a regular file" in err
+
+
+def test_a_block_id_on_two_entries_is_warned_about():
+    entries, warnings = parse_ledger("- [ ] Pay rent ^rent\n- [ ] Call Jo ^rent\n")
+    assert [e.block_id for e in entries] == ["rent", "rent"]
+    assert [(w.line, w.message) for w in warnings] == [
+        (2, "block id ^rent is already on line 1: give this entry its own")]
