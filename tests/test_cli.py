@@ -89,6 +89,20 @@ def test_query_in_prefix_filters_structurally(indexed, capsys):
     assert all(r["path"].startswith("people/") for r in doc["results"])
 
 
+@pytest.mark.parametrize("written", ["People", "./PEOPLE/", "people\\"])
+def test_query_in_matches_the_folder_regardless_of_case_and_spelling(indexed, capsys, written):
+    doc = cli_json(capsys, "query", "notes", "--vault", indexed, "--in", written, "-k", "50")
+    assert doc["results"]
+    assert all(r["path"].startswith("people/") for r in doc["results"])
+
+
+def test_query_in_a_folder_with_no_notes_names_the_folders_that_exist(indexed, capsys):
+    code, out, err = cli(capsys, "query", "notes", "--vault", indexed, "--in", "nowhere")
+    assert code == 2 and not out
+    assert "--in 'nowhere': no indexed note is under that folder" in err
+    assert "people/" in err and "Traceback" not in err
+
+
 def test_edit_rename_delete_are_logged_and_vectors_reused(tmp_path, capsys):
     vault = tmp_path / "vault"
     (vault / "sub").mkdir(parents=True)

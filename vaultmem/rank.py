@@ -23,6 +23,7 @@ import numpy as np
 from . import clock, commitments, lexical, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder
+from .errors import UsageError
 from .schema import SCHEMA
 from .snippet import snippet
 from .store import Store
@@ -441,10 +442,25 @@ def _placement(ctx: _Ctx, i: int) -> str | None:
 
 
 def _eligible(note_ids: np.ndarray, titles: dict, opts: QueryOptions) -> np.ndarray:
+    """The notes under `--in`: the folder as written, else matched regardless of case (as
+    Obsidian finds it on macOS and Windows); a folder that holds no note is a usage error
+    naming the folders that do."""
     prefix = normalize_prefix(opts.prefix)
     if not prefix:
         return np.ones(len(note_ids), dtype=bool)
-    return np.fromiter((titles[i][0].startswith(prefix) for i in note_ids), bool, len(note_ids))
+    paths = [titles[i][0] for i in note_ids]
+    inside = np.fromiter((p.startswith(prefix) for p in paths), bool, len(paths))
+    if not inside.any():
+        folded = prefix.casefold()
+        inside = np.fromiter((p.casefold().startswith(folded) for p in paths), bool,
+                             len(paths))
+    if not inside.any() and paths:
+        folders = sorted({p.split("/", 1)[0] + "/" for p in paths if "/" in p},
+                         key=str.casefold)
+        shown = ", ".join(folders[:12]) + (", …" if len(folders) > 12 else "")
+        raise UsageError(f"--in {opts.prefix!r}: no indexed note is under that folder; "
+                         f"top-level folders: {shown or 'none (every note is at the root)'}")
+    return inside
 
 
 def _top(score: np.ndarray, k: int) -> np.ndarray:
