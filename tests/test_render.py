@@ -54,6 +54,17 @@ def test_ledger_ids_never_wrap(root, capsys, monkeypatch, columns):
     assert "c-reconcile-vendor-quote-against" in out
 
 
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_ledger_view_never_splits_a_word_and_names_notes_as_obsidian_does(
+        root, capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", columns)
+    code, out, _ = run(capsys, "ledger", "--vault", root)
+    assert code == 0
+    words = set(out.split())
+    assert {"Reconcile", "vendor", "quote", "against", "estimate", "call-out"} <= words
+    assert "Plumber" in words and "Plumber.md" not in out
+
+
 def test_ledger_show_reads_as_sentences_not_json(root, capsys):
     code, out, _ = run(capsys, "ledger", "show", "c-pay-plumber-invoice-shower", "--vault", root)
     assert code == 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -262,16 +263,19 @@ def due(result, as_json: bool) -> None:
                   f"    why: {_esc(item.why)}\n    notes: {_esc(notes)}", highlight=False)
 
 
-def _table(*columns: str, no_wrap: tuple[str, ...] = ()):
+def _table(*columns: str, no_wrap: tuple[str, ...] = (), wide: dict | None = None):
     """A rich table whose named columns never wrap: ids and paths are typed back."""
+    from rich import box
     from rich.table import Table
 
-    table = Table(show_header=True, header_style="bold")
+    # No vertical rules: at 80 columns they cost the text columns a fifth of the width.
+    table = Table(show_header=True, header_style="bold", box=box.SIMPLE_HEAD,
+                  pad_edge=False, expand=bool(wide))
     for col in columns:
         if col in no_wrap:
             table.add_column(col, no_wrap=True, overflow="ellipsis", min_width=len(col))
         else:
-            table.add_column(col, overflow="fold")
+            table.add_column(col, overflow="fold", ratio=wide.get(col, 1) if wide else None)
     return table
 
 
@@ -282,15 +286,33 @@ def ledger_list(result, as_json: bool) -> None:
     if not result.results:
         warn("no ledger entries")
         return
-    table = _table("id", "status", "when", "action", "notes", "revisions", no_wrap=("id",))
-    for r in result.results:
-        when = r["due"] or r["fires_from"] or (f"when {r['condition']}" if r["condition"] else "")
-        if r["recurrence"]:
-            when += f" 🔁 {r['recurrence']}"
-        notes = ", ".join([*r["notes"], *(f"?{t}" for t in r["unresolved"])])
-        table.add_row(_esc(r["id"]), r["status"], _esc(when or ""), _esc(r["action"]),
-                      _esc(notes), str(r["revisions"]))
-    _console(False).print(table)
+    rows = [_ledger_row(r) for r in result.results]
+    out = _console(False)
+    if out.width < 100:  # a table of six columns folds every word at 80: one entry, two lines
+        for r, (when, notes) in zip(result.results, rows, strict=True):
+            out.print(f"[bold]{_esc(r['id'])}[/]  {r['status']}  {_esc(when)}", overflow="ellipsis",
+                      no_wrap=True, highlight=False)
+            out.print(f"    {_esc(r['action'])}" + (f"  → {_esc(notes)}" if notes else "")
+                      + (f"  ({r['revisions']} revisions)" if r["revisions"] > 1 else ""),
+                      highlight=False)
+        return
+    table = _table("id", "status", "when", "action", "notes", "rev",
+                   no_wrap=("id", "status", "rev"), wide={"when": 2, "action": 3, "notes": 2})
+    for r, (when, notes) in zip(result.results, rows, strict=True):
+        table.add_row(_esc(r["id"]), r["status"], _esc(when), _esc(r["action"]), _esc(notes),
+                      str(r["revisions"]))
+    out.print(table)
+
+
+def _ledger_row(r: dict) -> tuple[str, str]:
+    """An entry's when (date, window or condition, and recurrence) and its notes, named as
+    Obsidian shows a link (the JSON has the paths)."""
+    when = r["due"] or r["fires_from"] or (f"when {r['condition']}" if r["condition"] else "")
+    if r["recurrence"]:
+        when += f" 🔁 {r['recurrence']}"
+    notes = ", ".join([*(posixpath.splitext(posixpath.basename(n))[0] for n in r["notes"]),
+                       *(f"?{t}" for t in r["unresolved"])])
+    return when, notes
 
 
 def ledger_history(result, as_json: bool) -> None:
