@@ -11,6 +11,7 @@ import pytest
 
 from vaultmem import config
 from vaultmem.embed import embed_text
+from vaultmem.errors import UsageError
 from vaultmem.indexer import index_vault
 from vaultmem.rank import QueryOptions, run_query
 from vaultmem.salience import run_salience
@@ -221,7 +222,8 @@ def test_prefix_keeps_only_notes_under_that_folder(vault, prefix):
 
 
 def test_prefix_is_a_folder_not_a_string_prefix(vault):
-    assert query(vault, prefix="proj").results == []
+    with pytest.raises(UsageError, match=r"--in 'proj': no indexed note is under that folder"):
+        query(vault, prefix="proj")
     assert [h.path for h in query(vault, prefix="notes", floor=True).results if h.pinned] == [
         "notes/estimate.md"]
 
