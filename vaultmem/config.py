@@ -34,7 +34,7 @@ class Settings:
     max_file_bytes: int = 5_000_000
     # ranking (SPEC 5)
     mode: str = "hybrid"  # hybrid | dense | lexical
-    fusion: str = "score"  # score | rrf: how hybrid mode fuses the two legs (see README)
+    fusion: str = "score"  # score | rrf: how hybrid mode fuses the two legs (docs/how-it-works.md)
     rrf_k: int = 60  # reciprocal-rank fusion constant (Cormack et al. 2009)
     lexical_weight: float = 0.5  # the BM25 share in score fusion
     # A note's lexical term is weighted by (share of the query's words its best chunk
@@ -57,7 +57,7 @@ class Settings:
     query_mentions: int = 5  # top-N query results logged as ACT-R mentions
     # trigger matcher (SPEC 5)
     keyword_threshold: float = 0.5
-    # chosen from scripts/eval_prospective.py's sweeps, see README
+    # chosen from scripts/eval_prospective.py's sweeps, see docs/evaluation.md
     semantic_threshold: float = 0.22  # a condition's views vs the context or a sentence
     about_threshold: float = 0.18  # a dated entry's own text vs the context: "about it"
     context_units: str = "clauses"  # whole | sentences | clauses: how a context is split
@@ -72,7 +72,7 @@ class Settings:
     daily_cap: int = 5
     nudge_oscillation: bool = True  # the revival term of D(t); off only for ablations
     # Form (`ledger suggest`): candidates offered at or above this confidence; chosen on
-    # the dev set (scripts/eval_form.py --sweep), see README
+    # the dev set (scripts/eval_form.py --sweep), see docs/evaluation.md
     form_confidence: float = 0.5
 
     def as_dict(self) -> dict[str, Any]:
