@@ -16,7 +16,7 @@ from vaultmem.errors import NotFoundError, UsageError, VaultmemError
 from .conftest import FakeEmbedder
 
 NOW = datetime(2026, 3, 2, 9, 0)
-MIGRATION = next(name for name, _ in migrations.MIGRATIONS if name.endswith("_form_candidates"))
+CANDIDATE_MIGRATIONS = [name for name, _ in migrations.MIGRATIONS if "candidate" in name]
 DAILY = """\
 # Monday
 
@@ -151,7 +151,8 @@ def test_an_older_store_reparses_once_to_fill_the_table(root):
         v.index(now=NOW)
         # the store as a version before the migration left it: notes, no candidates
         v.store.execute("DROP TABLE candidates")
-        v.store.execute("DELETE FROM _migrations WHERE name = ?", [MIGRATION])
+        for name in CANDIDATE_MIGRATIONS:
+            v.store.execute("DELETE FROM _migrations WHERE name = ?", [name])
         v.store.execute("DELETE FROM ops WHERE op LIKE 'candidate-%'")
         v.store.db.conn.commit()
     with Vault.open(root, embedder=FakeEmbedder()) as v:
@@ -253,3 +254,32 @@ def test_candidates_never_fire_and_never_boost_until_accepted(vault):
     vault.accept("f-send-ana-slides")
     vault.index(now=late)
     assert [d.entry.id for d in vault.due(now=late).results] == ["c-send-ana-slides"]
+
+
+def test_a_period_is_proposed_as_a_window_that_fires_from_its_first_day(root):
+    # "next week", written Wednesday 4 March: due its Friday, the window open from Monday
+    write(root, "daily/2026-03-04.md", "# Wednesday\n\nNeed to clear the [[Gutter]] next week.\n")
+    write(root, "Gutter.md", "# Gutter\nThe one over the back door.\n")
+    with Vault.open(root, create=True, embedder=FakeEmbedder()) as v:
+        v.index(now=datetime(2026, 3, 4, 9))
+        found = next(s for s in v.suggestions().results if s.id == "f-clear-gutter")
+        assert (found.start, found.due) == ("2026-03-09", "2026-03-13")
+        assert found.proposed == ("- [ ] Clear the Gutter 🛫 2026-03-09 📅 2026-03-13 "
+                                  "[[2026-03-04]] [[Gutter]] ^c-clear-gutter")
+        line = v.accept("f-clear-gutter").text
+        assert line == found.proposed
+        v.index(now=datetime(2026, 3, 4, 10))
+        entry = next(e for e in v.ledger().as_dict()["results"] if e["id"] == "c-clear-gutter")
+        assert (entry["fires_from"], entry["due"]) == ("2026-03-09", "2026-03-13")
+
+        def firing(day: int) -> list[tuple[str, str]]:
+            return [(f.entry.id, f.why) for f in v.due(now=datetime(2026, 3, day, 9)).firing]
+
+        assert firing(8) == []
+        assert firing(9) == [("c-clear-gutter", "window open since 2026-03-09, due 2026-03-13")]
+        assert firing(13) == [("c-clear-gutter", "due today (2026-03-13)")]
+
+
+def test_a_single_day_proposes_no_start(vault):
+    found = next(s for s in vault.suggestions().results if s.id == "f-send-ana-slides")
+    assert found.start is None and "🛫" not in found.proposed

@@ -174,3 +174,33 @@ def test_words_that_start_like_weekdays_are_not_weekdays(text):
     found = find_dates(text, date(2026, 1, 1))
     assert all("thus" not in m.text.lower() and "wedding" not in m.text.lower()
                and "sunny" not in m.text.lower() for m in found)
+
+
+@pytest.mark.parametrize("text, day, first, last", [
+    # a mention keeps its own day (Recognizers-Text's) and the days it spans
+    ("this weekend", date(2026, 3, 7), date(2026, 3, 7), date(2026, 3, 8)),
+    ("next weekend", date(2026, 3, 14), date(2026, 3, 14), date(2026, 3, 15)),
+    ("this week", date(2026, 3, 6), WED, date(2026, 3, 6)),  # from the day it was written
+    ("next week", date(2026, 3, 9), date(2026, 3, 9), date(2026, 3, 13)),  # working days
+    ("the week after next", date(2026, 3, 16), date(2026, 3, 16), date(2026, 3, 20)),
+    ("next month", date(2026, 4, 1), date(2026, 4, 1), date(2026, 4, 30)),
+    ("this month", date(2026, 3, 31), WED, date(2026, 3, 31)),
+    ("by April", date(2026, 4, 1), date(2026, 4, 1), date(2026, 4, 30)),
+    ("in March", WED, WED, date(2026, 3, 31)),
+    ("early May", date(2026, 5, 1), date(2026, 5, 1), date(2026, 5, 10)),
+    ("last week", date(2026, 2, 23), date(2026, 2, 23), date(2026, 3, 1)),
+    ("next year", date(2027, 1, 1), date(2027, 1, 1), date(2027, 12, 31)),
+    ("mid-April", date(2026, 4, 15), date(2026, 4, 15), date(2026, 4, 15)),
+    ("Friday", date(2026, 3, 6), date(2026, 3, 6), date(2026, 3, 6)),
+])
+def test_a_period_spans_its_days(text, day, first, last):
+    found = one(text)
+    assert (found.day, found.first, found.last, found.period) == (day, first, last,
+                                                                  first != last)
+
+
+@pytest.mark.parametrize("text", ["end of month", "the end of the week", "end of Q3",
+                                  "end of April", "year end", "before the month is out"])
+def test_the_end_of_a_period_is_one_day_of_its_own_kind(text):
+    found = one(text)
+    assert (found.kind, found.period) == ("end", False)

@@ -45,7 +45,7 @@ def only(text: str, day: date = MON) -> form.Candidate:
     ("So the application has to go in by the end of April.", "obligation",
      "The application has to go in", date(2026, 4, 30), None),
     ("It's on me to book the venue before the 20th.", "obligation", "Book the venue",
-     date(2026, 3, 20), None),
+     date(2026, 3, 19), None),  # before X: the day before it
     # promises and requests
     ("Promised Ana I'd send her the slides by Friday.", "promise", "Send Ana the slides",
      date(2026, 3, 6), None),
@@ -94,12 +94,12 @@ def only(text: str, day: date = MON) -> form.Candidate:
     ("Once finance has closed the books I'll rerun the churn model.", "intention",
      "Rerun the churn model", None, "finance has closed the books"),
     # more ways of saying it
-    ("Make sure to call the vet before Friday.", "reminder", "Call the vet", date(2026, 3, 6),
+    ("Make sure to call the vet before Friday.", "reminder", "Call the vet", date(2026, 3, 5),
      None),
     ("Reminder to self: book a room for the review next week.", "reminder",
-     "Book a room for the review", date(2026, 3, 9), None),
+     "Book a room for the review", date(2026, 3, 13), None),  # a period: its last day
     ("You'll need to renew the visa by June.", "obligation", "Renew the visa",
-     date(2026, 6, 1), None),
+     date(2026, 6, 30), None),
     ("Leanne wants the quarterly numbers by Thursday.", "deadline",
      "Leanne wants the quarterly numbers by Thursday", date(2026, 3, 5), None),
     ("Dentist rang to move my appointment to Tuesday the 10th.", "appointment",
@@ -291,3 +291,73 @@ def test_any_text_never_raises(text):
     "— ", "tomorrow", "the 15th", "?", "~~", "```\n"]), max_size=30))
 def test_commitment_shaped_noise_never_raises(parts):
     form.extract("".join(parts), MON)
+
+
+# -- the due date: the last day that still keeps the commitment -------------------------
+
+WED = date(2026, 3, 4)  # a Wednesday
+
+
+@pytest.mark.parametrize("text, start, due", [
+    # a period: due its last day, the window open from its first (never before the note)
+    ("I need to clear the gutters this weekend.", date(2026, 3, 7), date(2026, 3, 8)),
+    ("I'll write the speech over the weekend.", date(2026, 3, 7), date(2026, 3, 8)),
+    ("I need to call the bank this week.", WED, date(2026, 3, 6)),
+    ("I need to call the bank next week.", date(2026, 3, 9), date(2026, 3, 13)),
+    ("I'll renew the insurance next month.", date(2026, 4, 1), date(2026, 4, 30)),
+    ("I'll renew the insurance in June.", date(2026, 6, 1), date(2026, 6, 30)),
+    ("I'll renew the insurance by June.", date(2026, 6, 1), date(2026, 6, 30)),
+    ("I have to sort the loft out in late April.", date(2026, 4, 21), date(2026, 4, 30)),
+    # the end of something, or a point in a period: that day
+    ("I need to call the bank by the end of the week.", None, date(2026, 3, 6)),
+    ("I need to file the claim by the end of the month.", None, date(2026, 3, 31)),
+    ("I need to file the claim before the end of the month.", None, date(2026, 3, 31)),
+    ("I should sow the tomatoes by mid-April.", None, date(2026, 4, 15)),
+    ("We have to ship the beta by the end of Q2.", None, date(2026, 6, 30)),
+    # before X: the day before X begins
+    ("I need to decide before the weekend.", None, date(2026, 3, 6)),
+    ("I have to pay the deposit before 12 March.", None, date(2026, 3, 11)),
+    ("I must post the cards before Easter.", None, date(2026, 4, 4)),  # Easter Saturday
+    ("I need to renew the insurance before June.", None, date(2026, 5, 31)),
+    # by X, on X, an explicit day, a weekday: that day
+    ("I have to pay the deposit by 12 March.", None, date(2026, 3, 12)),
+    ("I have to pay the deposit on Wednesday.", None, WED),  # a weekday: today included
+    ("I'll send the invoice on 2026-03-20.", None, date(2026, 3, 20)),
+    # from / starting X: the day it begins
+    ("Starting next week I'll cook at home.", None, date(2026, 3, 9)),
+])
+def test_a_due_date_is_the_last_day_that_keeps_the_commitment(text, start, due):
+    found = only(text, WED)
+    assert (found.start, found.due) == (start, due)
+
+
+def test_a_precise_day_wins_over_a_vaguer_period_in_its_clause():
+    assert only("This weekend I need to mow the lawn on Saturday.", WED).due == date(2026, 3, 7)
+
+
+def test_a_precise_day_inside_the_period_wins_from_another_clause():
+    found = only("I'll take the data council seat from May; first meeting is 6 May.", WED)
+    assert (found.action, found.start, found.due) == (
+        "Take the data council seat", None, date(2026, 5, 6))
+
+
+def test_a_precise_day_outside_the_period_leaves_it_alone():
+    found = only("I need to call the bank next week; the party is on 20 May.", WED)
+    assert found.due == date(2026, 3, 13)
+
+
+def test_a_date_in_another_clause_is_used_when_its_own_has_none():
+    found = only("I'll need to write the Q3 plan when I'm back — Priya wants it by 29 May.",
+                 WED)
+    assert (found.action, found.condition, found.due) == (
+        "Write the Q3 plan", "I'm back", date(2026, 5, 29))
+    assert "“29 May” elsewhere in the sentence" in found.why
+
+
+def test_a_task_line_keeps_its_own_start_and_due():
+    found = only("- [ ] Clear the gutter 🛫 2026-03-10 📅 2026-03-14", WED)
+    assert (found.start, found.due) == (date(2026, 3, 10), date(2026, 3, 14))
+    found = only("- [ ] Clear the gutter ⏳ 2026-03-10", WED)
+    assert (found.start, found.due) == (None, date(2026, 3, 10))
+    found = only("- [ ] Clear the gutter next week", WED)
+    assert (found.start, found.due) == (date(2026, 3, 9), date(2026, 3, 13))

@@ -27,9 +27,9 @@ from .store import Store
 
 MATCH_THRESHOLD = 0.6  # the ledger's own threshold for "an edit of the same line"
 LEDGER_MATCH = 0.75  # text similarity plus link and date bonuses: "already in the ledger"
-_FIELDS = ("line", "text", "action", "condition", "due", "date_text", "kind", "confidence",
-           "why", "links", "note_day")
-_CHANGES = ("text", "action", "condition", "due")  # what a candidate-changed op reports
+_FIELDS = ("line", "text", "action", "condition", "due", "start", "date_text", "kind",
+           "confidence", "why", "links", "note_day")
+_CHANGES = ("text", "action", "condition", "due", "start")  # what a candidate-changed op reports
 
 
 # -------------------------------------------------------------------------- index time
@@ -94,7 +94,7 @@ def _reconcile(store: Store, note_id: int, path: str, drafts: list[form.Candidat
 
 def _row(draft: form.Candidate, day: date | None) -> dict:
     return {"line": draft.line, "text": draft.text, "action": draft.action,
-            "condition": draft.condition, "due": draft.due.isoformat() if draft.due else None,
+            "condition": draft.condition, "due": _iso(draft.due), "start": _iso(draft.start),
             "date_text": draft.date_text, "kind": draft.kind, "confidence": draft.confidence,
             "why": json.dumps(list(draft.why), ensure_ascii=False),
             "links": json.dumps(list(draft.links), ensure_ascii=False),
@@ -167,6 +167,7 @@ class Suggestion:
     links: list[str]
     note_day: str | None
     proposed: str  # the ledger line `ledger accept` would append
+    start: str | None = None  # the window opens (a period's first day), when before due
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -193,7 +194,8 @@ def suggestions(store: Store, settings: Settings, since: date | None = None,
     threshold = settings.form_confidence if min_confidence is None else min_confidence
     rows = store.execute(
         "SELECT c.id, n.path, c.line, c.text, c.action, c.condition, c.due, c.date_text, "
-        "c.kind, c.confidence, c.why, c.links, c.note_day, c.note_id FROM candidates c "
+        "c.kind, c.confidence, c.why, c.links, c.note_day, c.note_id, c.start "
+        "FROM candidates c "
         "JOIN notes n ON n.id = c.note_id AND n.deleted = 0 "
         "WHERE c.present = 1 AND c.status = 'open' AND c.confidence >= ? "
         "AND (? IS NULL OR c.note_day >= ?) ORDER BY c.note_day DESC, n.path, c.line",
@@ -208,9 +210,9 @@ def suggestions(store: Store, settings: Settings, since: date | None = None,
             held += 1
             continue
         source = names.get(r[13], PurePosixPath(r[1]).with_suffix("").as_posix())
-        proposed = _proposed(r[4], r[6], r[5], [source, *links], taken)
+        proposed = _proposed(r[4], r[6], r[5], [source, *links], taken, r[14])
         out.append(Suggestion(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
-                              json.loads(r[10] or "[]"), links, r[12], proposed))
+                              json.loads(r[10] or "[]"), links, r[12], proposed, r[14]))
     return Suggestions(threshold, _iso(since), out, held)
 
 
@@ -218,13 +220,17 @@ def _iso(day: date | None) -> str | None:
     return day.isoformat() if day else None
 
 
+def _day(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
+
+
 def _proposed(action: str, due: str | None, when: str | None, links: list[str],
-              taken: set[str]) -> str:
+              taken: set[str], start: str | None = None) -> str:
     """The line `accept` would write, with the block id it would get (reserved in
     `taken`, so two suggestions never propose the same id)."""
     try:
-        draft = ledger_append.compose(action, due=date.fromisoformat(due) if due else None,
-                                      when=when, links=tuple(dict.fromkeys(links)))
+        draft = ledger_append.compose(action, due=_day(due), when=when,
+                                      links=tuple(dict.fromkeys(links)), start=_day(start))
     except UsageError:
         return ""
     ident = new_id(LedgerEntry(0, draft, "open", action), taken)
@@ -321,12 +327,13 @@ class Decision:
 def _candidate(store: Store, cand_id: str) -> dict:
     row = store.execute(
         "SELECT c.id, c.status, c.present, c.action, c.condition, c.due, c.links, c.entry_id, "
-        "c.note_id, n.path, c.line FROM candidates c JOIN notes n ON n.id = c.note_id "
+        "c.note_id, n.path, c.line, c.start FROM candidates c "
+        "JOIN notes n ON n.id = c.note_id "
         "WHERE c.id = ?", [cand_id]).fetchone()
     if row is None:
         raise NotFoundError(f"no candidate {cand_id!r}: `vaultmem ledger suggest` lists them")
     keys = ("id", "status", "present", "action", "condition", "due", "links", "entry_id",
-            "note_id", "path", "line")
+            "note_id", "path", "line", "start")
     return dict(zip(keys, row, strict=True))
 
 
@@ -347,8 +354,8 @@ def accept(store: Store, settings: Settings, cand_id: str, edit: str | None,
     taken = {row[0] for row in store.execute("SELECT id FROM entries")}
     added = ledger_append.add(
         settings.vault, settings.ledger_notes[0], action,
-        due=date.fromisoformat(cand["due"]) if cand["due"] else None,
-        when=cand["condition"], links=links, taken=taken)
+        due=_day(cand["due"]), when=cand["condition"], links=links, taken=taken,
+        start=_day(cand["start"]))
     stamp = now.isoformat(timespec="seconds")
     with store.atomic():
         store.execute("UPDATE candidates SET status = 'accepted', entry_id = ?, decided_at = ?, "

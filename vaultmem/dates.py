@@ -10,11 +10,25 @@ month ("by the 20th"), weekdays ("Friday", "next Tuesday", "Monday week"), relat
 Conventions follow the Microsoft Recognizers-Text English specs, whose gold resolutions
 are the tests (`tests/test_dates.py`): "next Tuesday" is the Tuesday of next week; a
 plain weekday is its next occurrence, today included; a weekend starts on Saturday;
-an ambiguous numeric date is month first. Where a period has no single day, the day
-a commitment should come due is chosen: the end of an "end of …" period, the start of
-"next week", "next month" or a month named alone, the Friday of "this week". A year
-left out means the next such day, unless it fell within the last month (then it is a
-past day, as in "on 3 March I paid…" written on 10 March).
+an ambiguous numeric date is month first. A year left out means the next such day,
+unless it fell within the last month (then it is a past day, as in "on 3 March I
+paid…" written on 10 March, which is how a done obligation is told from an open one).
+
+A mention names a day (`day`, Recognizers-Text's reading: the start of "next week",
+"next month" or a month named alone, the Friday of "this week", the Saturday of a
+weekend) and the days it spans (`first`..`last`: a week is Monday to Friday, a weekend
+Saturday and Sunday, a month or year all of it; "this" one starts no earlier than the
+day it was written). The end of something ("end of the month", "end of Q2") is one day
+of kind "end"; "mid-April" is the 15th.
+
+A due date is a deadline: the last day on which doing the thing still keeps the
+commitment. `vaultmem.form.due_window` turns a mention into one: a period comes due on
+its last day ("this weekend": Sunday; "this week", "next week": that week's Friday;
+"next month", "in June", "by June": the month's last day) and opens its window on its
+first day (the ledger's `🛫`); "before X" is the day before X begins ("before the
+weekend": Friday; "before 12 March": 11 March; "before Easter": Easter Saturday), but
+"before the end of X" is X's end; "by X" is X (its last day for a period); "from" or
+"starting X" is X's first day; a single day is itself.
 
 No library is used: dateparser (measured in scripts/eval_form.py) resolves fewer of
 these forms ("end of the month", "this weekend" and "mid-April" come back empty) and
@@ -49,7 +63,8 @@ _NUMBERS = {
     "a couple": 2, "couple of": 2, "a few": 3, "few": 3,
 }
 PREPOSITIONS = ("no later than", "ahead of", "by", "before", "on", "until", "till",
-                "til", "from", "after", "in", "within", "for", "due", "around", "at")
+                "til", "from", "starting", "as of", "after", "in", "within", "for", "due",
+                "around", "at")
 
 _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WD_ANY = _WD[:-1] + r"|(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?)"
@@ -90,10 +105,24 @@ class DateMention:
     end: int
     text: str
     day: date
-    kind: str  # absolute | day | weekday | relative | period | holiday
+    kind: str  # absolute | day | weekday | relative | period | end | holiday
+    #            (end: the close of a period, "end of the month", "Q3 end": one day)
     prep: str | None  # the preposition before it, lower-cased: "by", "on", "before", …
     past: bool  # before the day it was written on: "yesterday", "last Friday", …
     vague: bool = False  # a period read as one day ("this week", "mid-April")
+    first: date | None = None  # the period it names: its first day …
+    last: date | None = None  # … and its last (both `day` for a single day)
+
+    def __post_init__(self) -> None:
+        if self.first is None:
+            object.__setattr__(self, "first", self.day)
+        if self.last is None:
+            object.__setattr__(self, "last", self.day)
+
+    @property
+    def period(self) -> bool:
+        """Whether it names more than one day ("next week", "in June")."""
+        return self.first != self.last
 
 
 # ------------------------------------------------------------------ calendar arithmetic
@@ -181,7 +210,9 @@ def _year(text: str | None, default: int) -> int:
 
 # ------------------------------------------------------------------ resolution rules
 
-Resolved = tuple[date, str, bool] | None  # (day, kind, vague)
+# (day, kind, vague) for one day; (day, kind, vague, first, last) for a period, whose
+# `day` is the mention's own day (Recognizers-Text's) and first..last the days it spans
+Resolved = tuple | None
 _RULES: list[tuple[re.Pattern, Callable[[re.Match, date], Resolved]]] = []
 
 
@@ -357,14 +388,14 @@ def _end_of(m: re.Match, anchor: date) -> Resolved:
     nxt = bool(m["which"])
     if unit == "week":  # the working week: its Friday, or Sunday once Friday has passed
         friday = _monday(anchor) + timedelta(days=4 + (7 if nxt else 0))
-        return (friday if friday >= anchor else friday + timedelta(days=2)), "period", True
+        return (friday if friday >= anchor else friday + timedelta(days=2)), "end", True
     if unit == "month":
         month = _add_months(anchor.replace(day=1), 1 if nxt else 0)
-        return _month_end(month.year, month.month), "period", False
+        return _month_end(month.year, month.month), "end", False
     if unit == "quarter":
         last = ((anchor.month - 1) // 3) * 3 + 3
-        return _month_end(anchor.year, last), "period", False
-    return date(anchor.year + nxt, 12, 31), "period", False
+        return _month_end(anchor.year, last), "end", False
+    return date(anchor.year + nxt, 12, 31), "end", False
 
 
 @_rule(r"(?:the\s+)?end\s+of\s+(?:q(?P<q>[1-4])|the\s+(?P<qw>first|second|third|fourth)\s+quarter)"
@@ -375,7 +406,7 @@ def _quarter_end(m: re.Match, anchor: date) -> Resolved:
     day = _month_end(anchor.year, quarter * 3)
     if (anchor - day).days > 31:
         day = _month_end(anchor.year + 1, quarter * 3)
-    return day, "period", False
+    return day, "end", False
 
 
 @_rule(r"(?P<last>last|past|previous)\s+(?P<lunit>weekend|week|month|year)")
@@ -383,11 +414,13 @@ def _last_period(m: re.Match, anchor: date) -> Resolved:
     """"last week": a past period (its start), so what it dates is done or missed."""
     unit = m["lunit"].lower()
     if unit in ("week", "weekend"):
-        return _monday(anchor) - timedelta(days=7 - (5 if unit == "weekend" else 0)), \
-            "period", True
+        first = _monday(anchor) - timedelta(days=7 - (5 if unit == "weekend" else 0))
+        return first, "period", True, first, _monday(anchor) - timedelta(days=1)
     if unit == "month":
-        return _add_months(anchor.replace(day=1), -1), "period", True
-    return date(anchor.year - 1, 1, 1), "period", True
+        first = _add_months(anchor.replace(day=1), -1)
+        return first, "period", True, first, anchor.replace(day=1) - timedelta(days=1)
+    first = date(anchor.year - 1, 1, 1)
+    return first, "period", True, first, date(anchor.year - 1, 12, 31)
 
 
 @_rule(r"(?P<after>the\s+(?:week|month)\s+after\s+next)|"
@@ -396,11 +429,14 @@ def _last_period(m: re.Match, anchor: date) -> Resolved:
 def _period(m: re.Match, anchor: date) -> Resolved:
     if m["after"]:
         if "week" in m["after"].lower():
-            return _monday(anchor) + timedelta(days=14), "period", True
-        return _add_months(anchor.replace(day=1), 2), "period", True
-    if m["start"]:
+            first = _monday(anchor) + timedelta(days=14)
+            return first, "period", True, first, first + timedelta(days=4)
+        first = _add_months(anchor.replace(day=1), 2)
+        return first, "period", True, first, _month_end(first.year, first.month)
+    if m["start"]:  # "the start of next month": its first day, one day
         unit = m["start"].lower().split()[-1]
-        m_unit, which = unit, "next"
+        got = _period_day("next", unit, anchor)
+        return got[:3] if got else None
     else:
         which = m["which"].lower().split()[-1]
         m_unit = m["unit"].lower()
@@ -408,28 +444,26 @@ def _period(m: re.Match, anchor: date) -> Resolved:
 
 
 def _period_day(which: str, unit: str, anchor: date) -> Resolved:
-    monday = _monday(anchor)
+    """A week is its working days (Monday to Friday), a weekend Saturday and Sunday; "this"
+    one starts no earlier than the day it was written. The day of the mention: the start of
+    a "next" period, the Saturday of a weekend, the end of this week, month or year."""
+    if which == "the" and unit != "weekend":
+        return None  # "the week" alone names no particular one
+    monday = _monday(anchor) + timedelta(days=7 if which == "next" else 0)
     if unit == "weekend":
-        if which == "next":
-            return monday + timedelta(days=12), "period", True
-        saturday = monday + timedelta(days=5)
-        return max(saturday, anchor), "period", True
+        first, last = monday + timedelta(days=5), monday + timedelta(days=6)
+        first = max(first, anchor)
+        return first, "period", True, first, last
     if unit == "week":
-        if which == "next":
-            return monday + timedelta(days=7), "period", True
-        if which == "the":
-            return None  # "the week" alone names no particular one
-        friday = monday + timedelta(days=4)
-        return max(friday, anchor), "period", True
+        first, last = max(monday, anchor), max(monday + timedelta(days=4), anchor)
+        return (first if which == "next" else last), "period", True, first, last
     if unit == "month":
-        if which == "next":
-            return _add_months(anchor.replace(day=1), 1), "period", True
-        if which == "the":
-            return None
-        return _month_end(anchor.year, anchor.month), "period", True
-    if which == "next":
-        return date(anchor.year + 1, 1, 1), "period", True
-    return (date(anchor.year, 12, 31), "period", True) if which != "the" else None
+        start = _add_months(anchor.replace(day=1), 1 if which == "next" else 0)
+        first, last = max(start, anchor), _month_end(start.year, start.month)
+        return (first if which == "next" else last), "period", True, first, last
+    year = anchor.year + (which == "next")
+    first, last = max(date(year, 1, 1), anchor), date(year, 12, 31)
+    return (first if which == "next" else last), "period", True, first, last
 
 
 @_rule(rf"(?P<part>(?:the\s+)?(?:end|start|beginning|middle)\s+of|mid-?|early|late)\s*"
@@ -442,16 +476,23 @@ def _month_part(m: re.Match, anchor: date) -> Resolved:
     year = _year(m["y"], anchor.year)
     if not m["y"] and (anchor - _month_end(year, month)).days > 31:
         year += 1
+    end = _month_end(year, month)
     if "end" in part:
-        return _month_end(year, month), "period", False
-    day = 15 if "mid" in part else 25 if "late" in part else 1
-    return date(year, month, day), "period", True
+        return end, "end", False
+    if "mid" in part:
+        return date(year, month, 15), "period", True
+    if "late" in part:  # the last third of the month
+        return date(year, month, 25), "period", True, date(year, month, 21), end
+    if "early" in part:  # the first third
+        return date(year, month, 1), "period", True, date(year, month, 1), date(year, month, 10)
+    return date(year, month, 1), "period", True  # its start or beginning: the first
 
 
 @_rule(rf"(?P<prep>in|by|before|until|till|from|after|during|this|next)\s+"
        rf"(?P<mon>{_MON})(?:\s+(?P<y>{_YEAR}))?")
 def _month_alone(m: re.Match, anchor: date) -> Resolved:
-    """"by April", "in May": the month's first day (its start: when it comes due)."""
+    """"by April", "in May": the month's first day (today, in the month itself), spanning
+    the whole month."""
     if not _is_month_word(m["mon"]) or not m["mon"][0].isupper():
         return None
     month = _month_number(m["mon"])
@@ -462,7 +503,7 @@ def _month_alone(m: re.Match, anchor: date) -> Resolved:
     day = date(year, month, 1)
     if (year, month) == (anchor.year, anchor.month):
         day = anchor
-    return day, "period", True
+    return day, "period", True, day, _month_end(year, month)
 
 
 def _is_month_word(word: str) -> bool:
@@ -511,7 +552,7 @@ _LEAD_PREP_RE = re.compile(r"\s*(" + "|".join(p.replace(" ", r"\s+") for p in PR
 def find_dates(text: str, anchor: date) -> list[DateMention]:
     """Every date mention in `text`, resolved against `anchor` (the day it was written),
     left to right, never overlapping (the longest reading wins)."""
-    found: list[tuple[int, int, int, date, str, bool]] = []
+    found: list[tuple] = []
     for order, (pattern, resolve) in enumerate(_RULES):
         for match in pattern.finditer(text):
             if match.end() == match.start():
@@ -521,11 +562,13 @@ def find_dates(text: str, anchor: date) -> list[DateMention]:
             except (OverflowError, ValueError):  # beyond the calendar (a year 9999 note)
                 continue
             if got and got[0] is not None:
-                found.append((match.start(), match.end(), order, *got))
+                day = got[0]
+                first, last = got[3:5] if len(got) > 3 else (day, day)
+                found.append((match.start(), match.end(), order, *got[:3], first, last))
     found.sort(key=lambda f: (-(f[1] - f[0]), f[2]))
     taken: list[tuple[int, int]] = []
     mentions = []
-    for start, end, _, day, kind, vague in found:
+    for start, end, _, day, kind, vague, first, last in found:
         if any(start < e and s < end for s, e in taken):
             continue
         taken.append((start, end))
@@ -538,5 +581,5 @@ def find_dates(text: str, anchor: date) -> list[DateMention]:
             prep = before.group(1) if before else None
         prep = " ".join(prep.lower().split()) if prep else None
         mentions.append(DateMention(start, end, text[start:end], day, kind, prep,
-                                    day < anchor, vague))
+                                    last < anchor, vague, first, last))
     return sorted(mentions, key=lambda m: m.start)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
 
 from . import parse
@@ -195,6 +195,7 @@ class Candidate:
     condition: str | None
     due: date | None
     date_text: str | None
+    start: date | None  # a period's first day, when it comes before `due`: the window opens
     kind: str  # task | todo | reminder | promise | request | obligation | intention |
     #            conditional | instruction
     confidence: float
@@ -257,16 +258,17 @@ def _task(unit: Unit, day: date, found: Found) -> None:
     entries, _ = parse_ledger(unit.raw.strip())
     entry = entries[0] if entries else None
     action = _strip_dates(entry.action if entry else text)
-    due, date_text = (entry.fires_from, None) if entry and entry.fires_from else (None, None)
+    start, due, date_text = _written_window(entry)
     why = ["an open task line"]
     if due:
         why.append(f"its date {due.isoformat()}")
     else:
         mention = _pick_date(find_dates(action, day), 0, len(action))
         if mention and not mention.past:
-            due, date_text = mention.day, mention.text
+            start, due = due_window(mention)
+            date_text = mention.text
             action = _remove_date(action, mention, 0)
-            why.append(f"“{mention.text}” read as {due.isoformat()}")
+            why.append(_reading(mention, start, due))
     action = _clean_action(action)
     if not action:
         return
@@ -274,8 +276,18 @@ def _task(unit: Unit, day: date, found: Found) -> None:
     confidence = 0.9 if not text.rstrip().endswith("?") else 0.4
     links = tuple(dict.fromkeys(t for _, t in unit.links))
     found.candidates.append(Candidate(
-        _key(text), unit.line, text, action, condition, due, date_text, "task",
+        _key(text), unit.line, text, action, condition, due, date_text, start, "task",
         confidence, tuple(why), links))
+
+
+def _written_window(entry) -> tuple[date | None, date | None, None]:
+    """(start, due, no date text) of a task line's own fields: due is `📅`, else the
+    earliest of its start and scheduled dates; start is the earliest of those before due."""
+    if entry is None or entry.fires_from is None:
+        return None, None, None
+    due = entry.due or entry.fires_from
+    start = entry.fires_from if entry.fires_from < due else None
+    return start, due, None
 
 
 _EMOJI_FIELD = re.compile(r"[📅📆🗓⏳🛫➕✅❌🔁🔺⏫🔼🔽⏬]\ufe0f?\s*\S*")
@@ -658,6 +670,19 @@ class _Context:
               clause_start=clause_start, condition=condition, subject=subject,
               dates_from=clause_start if dates_from is None else dates_from,
               promisee=promisee, needs_date=needs_date)
+
+    def later_in_sentence(self) -> list[DateMention]:
+        """Future dates in the rest of the sentence when this piece of it ends at a
+        semicolon or a dash ("… from May; first meeting is 6 May."), offsets past its end."""
+        end = self.start + len(self.sentence)
+        tail = self.unit.text[end:]
+        if not re.match(r"\s*(?:[;—–]|\s-\s)", tail):
+            return []
+        stop = re.search(r"[.!?](?:\s|$)|\n", tail)
+        tail = tail[:stop.end() if stop else len(tail)]
+        shift = end - self.start
+        return [replace(d, start=d.start + shift, end=d.end + shift)
+                for d in find_dates(tail, self.day) if not d.past]
 
     def earlier_sentence_is_last(self, mention: DateMention) -> bool:
         """Whether `mention` is in the sentence just before this one (same block)."""
@@ -1085,6 +1110,14 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
         borrowed = not same and mention is not None
         if mention is not None:
             action = _THEN.sub("", action)
+    if not borrowed and (mention is None or mention.vague):
+        other = _in_other_clause(mentions, dates_from, clause_end, mention,
+                                 ctx.later_in_sentence())
+        if other is not None:
+            if mention is not None:  # "from May" gives way to "6 May": not the action's
+                action = _remove_date(action, mention, rest_offset)
+            mention = other
+            why.append(f"“{other.text}” elsewhere in the sentence")
     if mention is None and not any(dates_from <= d.start < clause_end for d in mentions):
         before = [d for d in ctx.earlier if not d.past]
         if before and ctx.earlier_sentence_is_last(before[-1]):
@@ -1096,14 +1129,15 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
         mention = None
     if needs_date and (mention is None or borrowed):
         return
+    start, due = due_window(mention) if mention is not None else (None, None)
     if mention is not None and borrowed:
-        why.append(f"“{mention.text}” in the sentence before, read as {mention.day.isoformat()}")
+        why.append(f"“{mention.text}” in the sentence before, " + _reading(mention, start, due))
     elif needs_date:
-        why.append(f"“{mention.text}” read as {mention.day.isoformat()}")
+        why.append(_reading(mention, start, due))
         confidence += 0.1
     elif mention is not None:
         action = _remove_date(action, mention, rest_offset)
-        why.append(f"“{mention.text}” read as {mention.day.isoformat()}")
+        why.append(_reading(mention, start, due))
         confidence += 0.1
     if _DONE.search(sentence[clause_end:]) or _DONE.search(sentence[clause_start:rest_offset]) \
             or _DID.search(sentence[rest_offset:]) or _MARKED_DONE.search(sentence):
@@ -1119,8 +1153,8 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
     confidence = round(max(0.05, min(0.95, confidence)), 2)
     found.candidates.append(Candidate(
         _key(sentence), ctx.line, sentence, action, _clean_condition(condition),
-        mention.day if mention else None, mention.text if mention else None, family,
-        confidence, tuple(why), ctx.links))
+        due, mention.text if mention else None, start, family, confidence, tuple(why),
+        ctx.links))
 
 
 _CLAUSE_END = re.compile(r",\s*(?:but|though|although|otherwise|whereas|so\s+that|which|"
@@ -1138,15 +1172,48 @@ def _clause_end(sentence: str, start: int) -> int:
 
 
 def _pick_date(mentions: list[DateMention], start: int, end: int) -> DateMention | None:
-    """The date a commitment is due: in its clause, a deadline ("by", "before") first."""
+    """The date a commitment is due: in its clause, a precise day before a vaguer period
+    ("next month, on the 3rd"), then a deadline ("by", "before") first."""
     inside = [d for d in mentions if start <= d.start < end]
     if not inside:
         return None
     future = [d for d in inside if not d.past] or inside
+    future = [d for d in future if not d.vague] or future
     deadlines = [d for d in future if d.prep in ("by", "before", "until", "till", "due",
                                                  "no later than", "within")]
     named = [d for d in future if d.prep in ("on", "for")]
     return (deadlines or named or future)[0]
+
+
+def _in_other_clause(mentions: list[DateMention], start: int, end: int,
+                     own: DateMention | None, later: list[DateMention]) -> DateMention | None:
+    """A date in another clause of the sentence ("I'll write the plan when I'm back — Priya
+    wants it by 29 May"): any, when the commitment's own clause has none; else a precise
+    day inside the vague period it names ("from May; first meeting is 6 May")."""
+    others = [d for d in mentions if not start <= d.start < end and not d.past] + later
+    if own is not None:
+        others = [d for d in others if not d.vague and own.first <= d.day <= own.last]
+    return _pick_date(others, 0, 1 << 30)
+
+
+def due_window(mention: DateMention) -> tuple[date | None, date]:
+    """(window start, due date) for a date a commitment is tied to. The due date is the
+    last day on which doing the thing still keeps it: a period's last day ("next week":
+    its Friday; "in June": 30 June); "before X" the day before X begins ("before the
+    weekend": Friday), but "before the end of X" is X's end; "from"/"starting X" X's first
+    day. A period opens the window at its first day (the start, when before the due)."""
+    if mention.prep in ("before", "ahead of") and mention.kind != "end":
+        return None, mention.first - timedelta(days=1)
+    if mention.prep in ("from", "starting", "as of"):
+        return None, mention.first
+    if mention.prep == "after":
+        return None, mention.day
+    return (mention.first if mention.first < mention.last else None), mention.last
+
+
+def _reading(mention: DateMention, start: date | None, due: date) -> str:
+    window = f" (from {start.isoformat()})" if start else ""
+    return f"“{mention.text}” read as {due.isoformat()}{window}"
 
 
 def _date_only(text: str, day: date) -> bool:

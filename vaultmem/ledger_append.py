@@ -41,10 +41,12 @@ class Added:
 
 def compose(action: str, *, due: date | None = None, when: str | None = None,
             links: tuple[str, ...] = (), project: str | None = None,
-            block_id: str | None = None) -> str:
+            block_id: str | None = None, start: date | None = None) -> str:
     """One task line in the Obsidian Tasks / Dataview syntax the ledger reads:
 
         - [ ] Pay the plumber [when:: the invoice comes] 📅 2026-08-15 [[Plumber]] ^c-pay
+
+    `start` (Tasks' `🛫`) opens the firing window before the due date.
     """
     action = " ".join(action.split())
     if not action:
@@ -52,6 +54,8 @@ def compose(action: str, *, due: date | None = None, when: str | None = None,
     parts = ["- [ ]", action]
     if when is not None:
         parts.append(f"[when:: {_field_value('--when', when)}]")
+    if start is not None:
+        parts.append(f"🛫 {start.isoformat()}")
     if due is not None:
         parts.append(f"📅 {due.isoformat()}")
     parts += [f"[[{_link(link)}]]" for link in links]
@@ -78,7 +82,7 @@ def _link(name: str) -> str:
 
 def add(vault: Path, ledger_rel: str, action: str, *, due: date | None = None,
         when: str | None = None, links: tuple[str, ...] = (), project: str | None = None,
-        taken: set[str] = frozenset()) -> Added:
+        taken: set[str] = frozenset(), start: date | None = None) -> Added:
     """Append a new open commitment to the ledger note `ledger_rel` (created if missing).
 
     `taken`: ids already in use (the store's entries); block ids written in the ledger
@@ -88,7 +92,7 @@ def add(vault: Path, ledger_rel: str, action: str, *, due: date | None = None,
     path = _inside(vault, ledger_rel)
     before = path.read_bytes() if path.exists() else None
     text = _decode(before, ledger_rel)
-    draft = compose(action, due=due, when=when, links=links, project=project)
+    draft = compose(action, due=due, when=when, links=links, project=project, start=start)
     entry = _read_back(draft)
     ident = new_id(LedgerEntry(entry.line, draft, "open", entry.action),
                    set(taken) | set(_BLOCK_IDS.findall(text)))

@@ -243,3 +243,13 @@ def m010_aliases_in_embedded_text(db: Database) -> None:
     every note once, so chunk hashes follow; only notes with aliases are embedded again."""
     if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")
+
+
+@migration
+def m011_candidate_windows(db: Database) -> None:
+    """A candidate tied to a period ("next week") carries the period's first day, the
+    start of its window, beside its due date (the period's last day): re-parse every
+    note once so candidates take both."""
+    db["candidates"].add_column("start", str)
+    if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")
