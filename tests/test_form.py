@@ -73,7 +73,7 @@ def only(text: str, day: date = MON) -> form.Candidate:
      date(2026, 3, 16), None),
     # TODOs and action items
     ("TODO: cancel the gym membership before it renews on the 1st.", "todo",
-     "Cancel the gym membership", date(2026, 4, 1), "before it renews on the 1st"),
+     "Cancel the gym membership", date(2026, 3, 31), "before it renews on the 1st"),
     ("Action (me): send the brief to the agency tomorrow.", "obligation",
      "Send the brief to the agency", date(2026, 3, 3), None),
     # conditions, leading and trailing
@@ -236,11 +236,13 @@ def test_two_commitments_in_one_sentence_are_two_candidates():
 def test_before_then_finds_the_date_said_just_before():
     same = only("The MOT runs out on the 27th and they get busy at the end of the month, "
                 "so I need to get it in before then.")
-    assert same.due == date(2026, 3, 27)  # the nearest deadline said before
+    assert same.due == date(2026, 3, 26)  # the day before the nearest date said before
     listed = only("- We're moving the release to the 28th.\n"
                   "- I've got to write the release notes before then.\n")
     assert (listed.action, listed.due, listed.condition) == ("Write the release notes",
-                                                             date(2026, 3, 28), None)
+                                                             date(2026, 3, 27), None)
+    assert only("The release moved to the 28th, so I'll write the notes by then.").due == \
+        date(2026, 3, 28)
 
 
 def test_an_adjective_is_not_a_date():
@@ -323,6 +325,11 @@ WED = date(2026, 3, 4)  # a Wednesday
     ("I have to pay the deposit by 12 March.", None, date(2026, 3, 12)),
     ("I have to pay the deposit on Wednesday.", None, WED),  # a weekday: today included
     ("I'll send the invoice on 2026-03-20.", None, date(2026, 3, 20)),
+    ("I need to give Joel his lens back before his wedding on the 18th.", None,
+     date(2026, 3, 17)),  # before a thing that happens on a day: the day before
+    ("I need to exchange some euros before we go on the 2nd, then relax.", None,
+     date(2026, 4, 1)),
+    ("I'll see Joel on the 18th and give him the lens.", None, date(2026, 3, 18)),
     # from / starting X: the day it begins
     ("Starting next week I'll cook at home.", None, date(2026, 3, 9)),
 ])

@@ -265,7 +265,7 @@ def _task(unit: Unit, day: date, found: Found) -> None:
     else:
         mention = _pick_date(find_dates(action, day), 0, len(action))
         if mention and not mention.past:
-            start, due = due_window(mention)
+            start, due = due_window(mention, _before_event(action[:mention.start], mention))
             date_text = mention.text
             action = _remove_date(action, mention, 0)
             why.append(_reading(mention, start, due))
@@ -1101,8 +1101,10 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
                 action = action[:tail.start()]
                 why.append(f"on a condition: “{' '.join(tail.group(0).split()).strip(' ,.;')}”")
                 confidence += 0.05
-    borrowed = False
-    if mention is None and _THEN.search(sentence[clause_start:clause_end]):
+    borrowed = ahead = False  # ahead: due the day before the date ("before then")
+    then = _THEN.search(sentence[clause_start:clause_end]) if mention is None else None
+    if then:
+        ahead = then.group(0).lower().startswith("before")
         # "…on the 27th, so I need to get it in before then": the nearest date said before
         same = [d for d in mentions if d.start < rest_offset and not d.past]
         before = [d for d in ctx.earlier if not d.past] or ctx.in_previous_block()
@@ -1129,7 +1131,9 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
         mention = None
     if needs_date and (mention is None or borrowed):
         return
-    start, due = due_window(mention) if mention is not None else (None, None)
+    if mention in mentions and _before_event(sentence[:mention.start], mention):
+        ahead = True
+    start, due = due_window(mention, ahead) if mention is not None else (None, None)
     if mention is not None and borrowed:
         why.append(f"“{mention.text}” in the sentence before, " + _reading(mention, start, due))
     elif needs_date:
@@ -1196,13 +1200,24 @@ def _in_other_clause(mentions: list[DateMention], start: int, end: int,
     return _pick_date(others, 0, 1 << 30)
 
 
-def due_window(mention: DateMention) -> tuple[date | None, date]:
+_BEFORE_EVENT = re.compile(r"\bbefore\s+(?!then\b)(?:[^\s,;:.!?—–]+\s+){1,8}?on\s+$",
+                           re.IGNORECASE)
+
+
+def _before_event(text_before: str, mention: DateMention) -> bool:
+    """"before the wedding on the 18th", "before it renews on 2 February": the date is
+    the day of the thing to be ahead of."""
+    return mention.prep == "on" and _BEFORE_EVENT.search(text_before) is not None
+
+
+def due_window(mention: DateMention, before: bool = False) -> tuple[date | None, date]:
     """(window start, due date) for a date a commitment is tied to. The due date is the
     last day on which doing the thing still keeps it: a period's last day ("next week":
     its Friday; "in June": 30 June); "before X" the day before X begins ("before the
-    weekend": Friday), but "before the end of X" is X's end; "from"/"starting X" X's first
-    day. A period opens the window at its first day (the start, when before the due)."""
-    if mention.prep in ("before", "ahead of") and mention.kind != "end":
+    weekend": Friday; "before the wedding on the 18th", `before` set: the 17th), but
+    "before the end of X" is X's end; "from"/"starting X" X's first day. A period opens
+    the window at its first day (the start, when before the due)."""
+    if (before or mention.prep in ("before", "ahead of")) and mention.kind != "end":
         return None, mention.first - timedelta(days=1)
     if mention.prep in ("from", "starting", "as of"):
         return None, mention.first
