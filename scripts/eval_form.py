@@ -461,7 +461,7 @@ def report_e2e(results: list[dict], seconds: float) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", default="form_dev", help="a folder under scripts/eval_data: form_dev "
-                    "(the author's dev set) or form (the blind set)")
+                    "(the author's dev set), form or form_d (the blind sets)")
     ap.add_argument("--threshold", type=float, default=config.DEFAULTS.form_confidence)
     ap.add_argument("--sweep", action="store_true", help="precision and recall by threshold")
     ap.add_argument("--dates", action="store_true", help="date resolution on Recognizers-Text")
