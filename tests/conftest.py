@@ -1,4 +1,5 @@
-"""Shared fixtures: a deterministic fake embedder for fast unit tests, and paths.
+"""Shared fixtures: a deterministic fake embedder for fast unit tests, paths, and the one
+vault harness (`make_vault`) every test that needs an indexed store builds on.
 
 The fake is for unit tests only; tests marked `integration` run the real model.
 """
@@ -6,12 +7,17 @@ The fake is for unit tests only; tests marked `integration` run the real model.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from vaultmem import Vault
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures_vault"
@@ -52,3 +58,66 @@ def fixture_vault(tmp_path: Path) -> Path:
     dest = tmp_path / "vault"
     shutil.copytree(FIXTURES, dest, symlinks=True)
     return dest
+
+
+# -- the vault harness --------------------------------------------------------------
+
+
+def write_files(root: Path, files: dict[str, str], mtime: datetime | None = None) -> Path:
+    """Write `files` ({vault-relative path: text}) under `root`, making folders; with
+    `mtime`, every file gets that modification time (so each edit is seen as one)."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if mtime is not None:
+            stamp = mtime.timestamp()
+            os.utime(path, (stamp, stamp))
+    return root
+
+
+REAL_MODEL = object()  # `embedder=REAL_MODEL`: the bundled model, loaded on first use
+
+
+def open_vault(root: Path, files: dict[str, str] | None = None, *, ledger: str | None = None,
+               config_toml: str | None = None, mtime: datetime | None = None,
+               embedder=None, index_at: datetime | None = None, **settings) -> Vault:
+    """A vault at `root` holding `files` (and `ledger` as Ledger.md, and `config_toml` as
+    its config file), opened through the library with a new store; indexed at `index_at`
+    when given. `embedder`: a FakeEmbedder unless one is given, or REAL_MODEL. The caller
+    closes it; tests take the `make_vault` fixture, which does."""
+    root.mkdir(parents=True, exist_ok=True)
+    write_files(root, {**(files or {}), **({"Ledger.md": ledger} if ledger is not None
+                                             else {})}, mtime)
+    if config_toml:
+        write_files(root, {".vaultmem/config.toml": config_toml})
+    if embedder is None:
+        embedder = FakeEmbedder()
+    vault = Vault.open(root, create=True, embedder=None if embedder is REAL_MODEL
+                       else embedder, **settings)
+    if index_at is not None:
+        vault.index(now=index_at)
+    return vault
+
+
+@pytest.fixture
+def make_vault(tmp_path: Path, request) -> Callable[..., Vault]:
+    """`make_vault(files, ledger=..., config_toml=..., mtime=..., index_at=..., root=...,
+    embedder=..., **settings)`: an open `Vault` on a temp folder (`tmp_path/vault`, then
+    `vault1`, `vault2`, … for more), closed after the test. The fake embedder in unit
+    tests; in tests marked `integration`, the real model."""
+    made: list[Vault] = []
+    real = request.node.get_closest_marker("integration") is not None
+
+    def make(files: dict[str, str] | None = None, *, root: Path | None = None,
+             embedder=None, **options) -> Vault:
+        if root is None:
+            root = tmp_path / (f"vault{len(made)}" if made else "vault")
+        if embedder is None and real:
+            embedder = REAL_MODEL
+        made.append(open_vault(root, files, embedder=embedder, **options))
+        return made[-1]
+
+    yield make
+    for vault in made:
+        vault.close()

@@ -3,18 +3,13 @@ revisions in the ops log; the due set says what fires now, and why."""
 
 from __future__ import annotations
 
-import os
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
-from vaultmem import commitments, config
-from vaultmem.indexer import index_vault
-from vaultmem.store import Store
-from vaultmem.trigger import make_context
+from vaultmem import api, commitments
 
-from .conftest import FakeEmbedder
+from .conftest import write_files
 
 TARGETS = ("Plumber", "June estimate", "Passport", "Trip", "Office", "Kitchen", "Gutter")
 
@@ -45,26 +40,20 @@ FERRY, PLANTS = "c-book-ferry-tickets", "c-water-office-plants"
 
 
 class Vault:
-    """A temp vault with a store, indexed on demand at a chosen day of August 2026."""
+    """The shared harness's vault (conftest `make_vault`) with this file's helpers: files
+    written with their mtime at noon of a day of August 2026, indexed at that day."""
 
-    def __init__(self, root: Path):
-        self.root = root
-        for name in TARGETS:
-            self.write(f"{name}.md", f"# {name}\nAbout {name.lower()}.\n", day=1)
-        self.settings = config.load(root)
-        self.store = Store.open(self.settings.db, create=True)
-        self.embedder = FakeEmbedder()
+    def __init__(self, vault: api.Vault):
+        self.vault = vault
+        self.root, self.settings, self.store = vault.settings.vault, vault.settings, vault.store
+        self.embedder = vault.embedder
 
     def write(self, rel: str, text: str, day: int) -> None:
         """Write a file with its mtime at that day, so every edit is seen as a change."""
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        stamp = datetime(2026, 8, day, 12).timestamp()
-        os.utime(path, (stamp, stamp))
+        write_files(self.root, {rel: text}, datetime(2026, 8, day, 12))
 
     def index(self, day: int):
-        return index_vault(self.store, self.settings, self.embedder, now=datetime(2026, 8, day))
+        return self.vault.index(now=datetime(2026, 8, day))
 
     def ledger(self, text: str, day: int, rel: str = "Ledger.md"):
         self.write(rel, text, day)
@@ -77,9 +66,8 @@ class Vault:
 
     def due_result(self, day: int, context: str | None = None, hour: int = 9,
                    horizon: int = 7) -> commitments.DueResult:
-        ctx = make_context(context, self.embedder.embed) if context else None
-        return commitments.due_set(self.store, self.settings, datetime(2026, 8, day, hour),
-                                   ctx, self.embedder.fingerprint, horizon)
+        return self.vault.due(context=context, now=datetime(2026, 8, day, hour),
+                              horizon=horizon)
 
     def due(self, day: int, context: str | None = None,
             hour: int = 9) -> list[tuple[str, str, str]]:
@@ -88,10 +76,9 @@ class Vault:
 
 
 @pytest.fixture
-def vault(tmp_path) -> Vault:
-    v = Vault(tmp_path)
-    yield v
-    v.store.close()
+def vault(make_vault) -> Vault:
+    return Vault(make_vault({f"{name}.md": f"# {name}\nAbout {name.lower()}.\n"
+                             for name in TARGETS}, mtime=datetime(2026, 8, 1, 12)))
 
 
 @pytest.fixture

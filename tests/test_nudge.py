@@ -7,12 +7,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from datetime import date, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
-from vaultmem import config
-from vaultmem.indexer import index_vault
+from vaultmem import api
 from vaultmem.nudge import (
     HYSTERESIS,
     KIND_DEFAULTS,
@@ -26,12 +24,8 @@ from vaultmem.nudge import (
     record_feedback,
     schmitt,
     terms,
-    tick,
     urgency,
 )
-from vaultmem.store import Store
-
-from .conftest import FakeEmbedder
 
 T = datetime(2026, 8, 10, 10, 0)
 HOUR = timedelta(hours=1)
@@ -238,23 +232,22 @@ URGENT = "[nudge_importance:: 1.0] [nudge_urgency:: 2.0]"
 
 
 class NudgeVault:
-    """A temp vault with a Ledger.md, indexed once on August 1, 2026."""
+    """The shared harness's vault (conftest `make_vault`) with a Plumber.md, indexed once on
+    August 1, 2026, and this file's helpers."""
 
-    def __init__(self, root: Path, files: dict[str, str], config_toml: str = ""):
-        self.root = root
-        for rel, text in {"Plumber.md": "# Plumber\n", **files}.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        if config_toml:
-            (root / ".vaultmem").mkdir(exist_ok=True)
-            (root / ".vaultmem" / "config.toml").write_text(config_toml, encoding="utf-8")
-        self.settings = config.load(root)
-        self.store = Store.open(self.settings.db, create=True)
-        index_vault(self.store, self.settings, FakeEmbedder(), now=INDEXED)
+    def __init__(self, vault: api.Vault):
+        self.vault = vault
+
+    @property
+    def store(self):
+        return self.vault.store
+
+    @property
+    def settings(self):
+        return self.vault.settings
 
     def tick(self, now: datetime):
-        return tick(self.store, self.settings, now)
+        return self.vault.nudge(now=now)
 
     def item(self, item_id: str) -> Item:
         return next(i for i in load_items(self.store) if i.id == item_id)
@@ -275,20 +268,16 @@ def every(start: datetime, end: datetime, step: timedelta = timedelta(minutes=15
 
 
 @pytest.fixture
-def make_vault(tmp_path):
-    made = []
-
+def nudge_vault(make_vault):
     def make(files: dict[str, str], config_toml: str = "") -> NudgeVault:
-        made.append(NudgeVault(tmp_path / f"vault{len(made)}", files, config_toml))
-        return made[-1]
+        return NudgeVault(make_vault({"Plumber.md": "# Plumber\n", **files},
+                                     config_toml=config_toml, index_at=INDEXED))
 
-    yield make
-    for v in made:
-        v.store.close()
+    return make
 
 
-def test_quiet_hours_mute_even_a_very_urgent_item(make_vault):
-    v = make_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 [[Plumber]] {URGENT}\n"})
+def test_quiet_hours_mute_even_a_very_urgent_item(nudge_vault):
+    v = nudge_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 [[Plumber]] {URGENT}\n"})
     night = list(every(datetime(2026, 8, 9, 22), datetime(2026, 8, 10, 7)))
     results = [v.tick(t) for t in night]
     assert [r.nudge for r in results] == [None] * len(night)
@@ -301,8 +290,8 @@ def test_quiet_hours_mute_even_a_very_urgent_item(make_vault):
     assert morning.nudge.item.id == "c-pay-plumber"
 
 
-def test_quiet_hours_come_from_config(make_vault):
-    v = make_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 [[Plumber]] {URGENT}\n"},
+def test_quiet_hours_come_from_config(nudge_vault):
+    v = nudge_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 [[Plumber]] {URGENT}\n"},
                    'quiet_hours = "12:00-13:00"\n')
     assert v.tick(datetime(2026, 8, 10, 12, 30)).reason == "quiet hours"
     assert v.tick(datetime(2026, 8, 10, 23, 0)).reason == "nudged"
@@ -312,8 +301,8 @@ MANY = "".join(f"- [ ] Urgent task {name} 📅 2026-08-10 {URGENT}\n"
                for name in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"))
 
 
-def test_at_most_one_nudge_per_tick_the_highest_value_wins(make_vault):
-    v = make_vault({"Ledger.md": MANY})
+def test_at_most_one_nudge_per_tick_the_highest_value_wins(nudge_vault):
+    v = nudge_vault({"Ledger.md": MANY})
     first = v.tick(datetime(2026, 8, 10, 9))
     above = {i for i, value in first.values.items() if value >= THETA}
     assert len(above) == 6
@@ -330,8 +319,8 @@ def test_at_most_one_nudge_per_tick_the_highest_value_wins(make_vault):
     assert len(v.surfacings()) == 2
 
 
-def test_the_daily_cap_holds_over_two_days_of_quarter_hour_ticks(make_vault):
-    v = make_vault({"Ledger.md": MANY}, "daily_cap = 2\n")
+def test_the_daily_cap_holds_over_two_days_of_quarter_hour_ticks(nudge_vault):
+    v = nudge_vault({"Ledger.md": MANY}, "daily_cap = 2\n")
     results = [v.tick(t) for t in every(datetime(2026, 8, 9), datetime(2026, 8, 11))]
     per_day: dict[date, int] = {}
     for r in results:
@@ -343,23 +332,23 @@ def test_the_daily_cap_holds_over_two_days_of_quarter_hour_ticks(make_vault):
     assert sum(1 for r in results if r.nudge) == 4
 
 
-def test_the_default_daily_cap_is_five(make_vault):
-    v = make_vault({"Ledger.md": MANY + MANY.replace("Urgent task", "Other job")})
+def test_the_default_daily_cap_is_five(nudge_vault):
+    v = nudge_vault({"Ledger.md": MANY + MANY.replace("Urgent task", "Other job")})
     results = [v.tick(t) for t in every(datetime(2026, 8, 10, 7), datetime(2026, 8, 10, 22))]
     assert sum(1 for r in results if r.nudge) == 5
 
 
-def test_arming_state_persists_in_the_store_across_reopening(make_vault):
+def test_arming_state_persists_in_the_store_across_reopening(nudge_vault, make_vault):
     ledger = f"- [ ] Pay the plumber 📅 2026-08-10 [[Plumber]] {URGENT}\n"
-    v = make_vault({"Ledger.md": ledger})
+    v = nudge_vault({"Ledger.md": ledger})
     first = v.tick(datetime(2026, 8, 10, 9))
     assert first.nudge.item.id == "c-pay-plumber"
     row = v.store.execute("SELECT armed, value, updated_at FROM nudge_state "
                           "WHERE item_id = 'c-pay-plumber'").fetchone()
     assert row == (0, pytest.approx(first.values["c-pay-plumber"], abs=1e-4),
                    "2026-08-10T09:00:00")
-    v.store.close()
-    v.store = Store.open(v.settings.db)
+    v.vault.close()
+    v.vault = make_vault(root=v.settings.vault)
     # Still high, but disarmed: silence until the value drops below θ − h.
     later = [v.tick(t) for t in every(datetime(2026, 8, 10, 9, 15), datetime(2026, 8, 10, 17))]
     assert [r.nudge for r in later] == [None] * len(later)
@@ -367,8 +356,8 @@ def test_arming_state_persists_in_the_store_across_reopening(make_vault):
     assert v.state()["c-pay-plumber"][0] == 0
 
 
-def test_a_disarmed_item_rearms_once_its_value_drops_below_theta_minus_h(make_vault):
-    v = make_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 [[Plumber]] {URGENT}\n"})
+def test_a_disarmed_item_rearms_once_its_value_drops_below_theta_minus_h(nudge_vault):
+    v = nudge_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 [[Plumber]] {URGENT}\n"})
     assert v.tick(datetime(2026, 8, 10, 9)).nudge is not None
     # A week after the deadline the urgency has faded and the value is low.
     low = v.tick(datetime(2026, 8, 17, 9))
@@ -382,14 +371,14 @@ ONE = f"- [ ] Pay the plumber 📅 2026-08-10 [[Plumber]] {URGENT}\n"
 NUDGED_AT = datetime(2026, 8, 10, 9)
 
 
-def test_feedback_without_a_surfacing_records_nothing(make_vault):
-    v = make_vault({"Ledger.md": ONE})
+def test_feedback_without_a_surfacing_records_nothing(nudge_vault):
+    v = nudge_vault({"Ledger.md": ONE})
     assert record_feedback(v.store, "c-pay-plumber", "accept", NUDGED_AT) is None
     assert v.store.execute("SELECT count(*) FROM feedback").fetchone()[0] == 0
 
 
-def test_accept_stores_a_row_and_changes_nothing_else(make_vault):
-    v = make_vault({"Ledger.md": ONE})
+def test_accept_stores_a_row_and_changes_nothing_else(nudge_vault):
+    v = nudge_vault({"Ledger.md": ONE})
     nudged = v.tick(NUDGED_AT)
     state_before = v.state()
     answer = record_feedback(v.store, "c-pay-plumber", "accept", NUDGED_AT + HOUR)
@@ -408,8 +397,8 @@ def test_accept_stores_a_row_and_changes_nothing_else(make_vault):
     assert v.tick(t).values["c-pay-plumber"] == round(expected, 4)
 
 
-def test_dismiss_lowers_the_next_value_by_exactly_the_dismiss_term(make_vault):
-    v = make_vault({"Ledger.md": ONE})
+def test_dismiss_lowers_the_next_value_by_exactly_the_dismiss_term(nudge_vault):
+    v = nudge_vault({"Ledger.md": ONE})
     v.tick(NUDGED_AT)
     dismissed_at = NUDGED_AT + timedelta(minutes=30)
     record_feedback(v.store, "c-pay-plumber", "dismiss", dismissed_at)
@@ -422,8 +411,8 @@ def test_dismiss_lowers_the_next_value_by_exactly_the_dismiss_term(make_vault):
     assert got == pytest.approx(undismissed - 1.0 * math.exp(-1.5 / 8), abs=1e-4)
 
 
-def test_snooze_mutes_the_item_until_its_time(make_vault):
-    v = make_vault({"Ledger.md": ONE})
+def test_snooze_mutes_the_item_until_its_time(nudge_vault):
+    v = nudge_vault({"Ledger.md": ONE})
     nudged = v.tick(NUDGED_AT)
     answer = record_feedback(v.store, "c-pay-plumber", "snooze", NUDGED_AT,
                              snooze=timedelta(hours=2))
@@ -436,15 +425,15 @@ def test_snooze_mutes_the_item_until_its_time(make_vault):
     assert v.surfacings() == [("c-pay-plumber", "2026-08-10T09:00:00")]
 
 
-def test_snooze_default_is_three_hours(make_vault):
-    v = make_vault({"Ledger.md": ONE})
+def test_snooze_default_is_three_hours(nudge_vault):
+    v = nudge_vault({"Ledger.md": ONE})
     v.tick(NUDGED_AT)
     assert record_feedback(v.store, "c-pay-plumber", "snooze", NUDGED_AT).until == \
         "2026-08-10T12:00:00"
 
 
-def test_a_snoozed_item_is_eligible_again_after_its_time(make_vault):
-    v = make_vault({"Ledger.md": ONE})
+def test_a_snoozed_item_is_eligible_again_after_its_time(nudge_vault):
+    v = nudge_vault({"Ledger.md": ONE})
     v.tick(NUDGED_AT)
     record_feedback(v.store, "c-pay-plumber", "snooze", NUDGED_AT, snooze=timedelta(hours=2))
     after = [v.tick(t) for t in every(NUDGED_AT + 2 * HOUR, datetime(2026, 8, 10, 17))]
@@ -452,9 +441,9 @@ def test_a_snoozed_item_is_eligible_again_after_its_time(make_vault):
     assert [r.nudge.item.id for r in after if r.nudge] == ["c-pay-plumber"]
 
 
-def test_a_snoozed_item_does_not_block_other_items(make_vault):
+def test_a_snoozed_item_does_not_block_other_items(nudge_vault):
     ledger = ONE + f"- [ ] Call the roofer 📅 2026-08-10 {URGENT}\n"
-    v = make_vault({"Ledger.md": ledger})
+    v = nudge_vault({"Ledger.md": ledger})
     first = v.tick(NUDGED_AT)
     other = ({"c-pay-plumber", "c-call-roofer"} - {first.nudge.item.id}).pop()
     record_feedback(v.store, first.nudge.item.id, "snooze", NUDGED_AT)
@@ -464,10 +453,10 @@ def test_a_snoozed_item_does_not_block_other_items(make_vault):
 # -- per-item parameter overrides ------------------------------------------------------------
 
 
-def test_a_ledger_field_overrides_the_importance(make_vault):
+def test_a_ledger_field_overrides_the_importance(nudge_vault):
     ledger = ("- [ ] Pay the plumber 📅 2026-08-20 [[Plumber]] [nudge_importance:: 0.9]\n"
               "- [ ] Renew the passport 📅 2026-08-20\n")
-    v = make_vault({"Ledger.md": ledger})
+    v = nudge_vault({"Ledger.md": ledger})
     assert v.item("c-pay-plumber").params == replace(KIND_DEFAULTS["dated"], importance=0.9)
     assert v.item("c-renew-passport").params == KIND_DEFAULTS["dated"]
     t = datetime(2026, 8, 5, 20)  # no urgency yet, outside the default preferred hours
@@ -479,8 +468,8 @@ def test_a_ledger_field_overrides_the_importance(make_vault):
     assert v.tick(t).values["c-pay-plumber"] == round(got.value, 4)
 
 
-def test_front_matter_nudge_hours_on_a_plan_note(make_vault):
-    v = make_vault({
+def test_front_matter_nudge_hours_on_a_plan_note(nudge_vault):
+    v = nudge_vault({
         "Trip.md": "---\ntype: plan\ncreated: 2026-08-01\nnudge_hours: 07-09\n---\n# Trip\n",
         "Garden.md": "---\ntype: plan\ncreated: 2026-08-01\n---\n# Garden\n",
     })
@@ -503,11 +492,12 @@ def test_front_matter_nudge_hours_on_a_plan_note(make_vault):
 @pytest.mark.parametrize("mark, factor", [
     ("🔺", 1.5), ("⏫", 1.25), ("🔼", 1.1), ("", 1.0), ("🔽", 0.8), ("⏬", 0.6),
     ("[priority:: high]", 1.25)])
-def test_a_tasks_priority_scales_the_entrys_importance(make_vault, mark, factor):
-    v = make_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 {mark} [[Plumber]]\n"})
+def test_a_tasks_priority_scales_the_entrys_importance(nudge_vault, mark, factor):
+    v = nudge_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 {mark} [[Plumber]]\n"})
     assert v.item("c-pay-plumber").params.importance == pytest.approx(0.5 * factor)
 
 
-def test_an_explicit_nudge_importance_wins_over_the_priority(make_vault):
-    v = make_vault({"Ledger.md": "- [ ] Pay the plumber ⏫ [nudge_importance:: 0.9] [[Plumber]]\n"})
+def test_an_explicit_nudge_importance_wins_over_the_priority(nudge_vault):
+    v = nudge_vault({
+        "Ledger.md": "- [ ] Pay the plumber ⏫ [nudge_importance:: 0.9] [[Plumber]]\n"})
     assert v.item("c-pay-plumber").params.importance == 0.9

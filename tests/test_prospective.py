@@ -7,46 +7,33 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pytest
 
-from vaultmem import config
-from vaultmem.indexer import index_vault
+from vaultmem import api
 from vaultmem.prospective import KINDS, item_list, list_items, refresh_lifecycle
-from vaultmem.rank import QueryOptions, run_query
 from vaultmem.salience import run_salience
-from vaultmem.store import Store
 
-from .conftest import FakeEmbedder
+from .conftest import write_files
 
 
 class Vault:
-    """A temp vault with a store; files get an mtime at noon of the given August day."""
+    """The shared harness's vault (conftest `make_vault`) with this file's helpers; files
+    get an mtime at noon of the given August day."""
 
-    def __init__(self, root: Path, config_toml: str = ""):
-        self.root = root
-        root.mkdir(parents=True, exist_ok=True)
-        if config_toml:
-            (root / ".vaultmem").mkdir()
-            (root / ".vaultmem" / "config.toml").write_text(config_toml, encoding="utf-8")
-        self.settings = config.load(root)
-        self.store = Store.open(self.settings.db, create=True)
-        self.embedder = FakeEmbedder()
+    def __init__(self, vault: api.Vault):
+        self.vault = vault
+        self.root, self.settings, self.store = vault.settings.vault, vault.settings, vault.store
+        self.embedder = vault.embedder
 
     def write(self, rel: str, text: str, day: int = 1) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        stamp = datetime(2026, 8, day, 12).timestamp()
-        os.utime(path, (stamp, stamp))
+        write_files(self.root, {rel: text}, datetime(2026, 8, day, 12))
 
     def remove(self, rel: str) -> None:
         (self.root / rel).unlink()
 
     def index(self, day: int | datetime) -> None:
-        now = day if isinstance(day, datetime) else datetime(2026, 8, day)
-        index_vault(self.store, self.settings, self.embedder, now=now)
+        self.vault.index(now=day if isinstance(day, datetime) else datetime(2026, 8, day))
 
     def items(self) -> dict[str, tuple]:
         """{id: (kind, level, text, status, closed, present)}"""
@@ -63,17 +50,14 @@ class Vault:
             "SELECT ts, op, entry_id, detail FROM ops WHERE op LIKE 'item-%' ORDER BY id")]
 
     def paths(self, text: str, include_closed: bool, day: int = 20) -> set[str]:
-        opts = QueryOptions(limit=50, include_closed=include_closed, log_mentions=0)
-        result = run_query(self.store, self.embedder, text, opts, datetime(2026, 8, day),
-                           self.settings)
+        result = self.vault.query(text, now=datetime(2026, 8, day), limit=50,
+                                  include_closed=include_closed, log=False)
         return {hit.path for hit in result.results}
 
 
 @pytest.fixture
-def vault(tmp_path):
-    v = Vault(tmp_path / "vault")
-    yield v
-    v.store.close()
+def vault(make_vault):
+    return Vault(make_vault())
 
 
 def fm(**keys: str) -> str:
@@ -384,30 +368,24 @@ def test_a_closed_item_never_goes_stale(vault):
     assert vault.status("p-road-trip") == "closed"
 
 
-def test_stale_days_comes_from_config(tmp_path):
-    v = Vault(tmp_path / "vault", "stale_days = 10\n")
-    try:
-        v.write("Road trip.md", PLAN)
-        v.write("Ideas.md", "# Ideas\n- Heat pump #idea\n")  # created by the run of Aug 1
-        v.index(1)
-        assert v.settings.stale_days == 10
-        assert refresh_lifecycle(v.store, v.settings, datetime(2026, 8, 11)) == 0
-        assert refresh_lifecycle(v.store, v.settings, datetime(2026, 8, 11, 1)) == 2
-        assert (v.status("p-road-trip"), v.status("p-heat-pump")) == ("stale", "stale")
-    finally:
-        v.store.close()
+def test_stale_days_comes_from_config(make_vault):
+    v = Vault(make_vault(config_toml="stale_days = 10\n"))
+    v.write("Road trip.md", PLAN)
+    v.write("Ideas.md", "# Ideas\n- Heat pump #idea\n")  # created by the run of Aug 1
+    v.index(1)
+    assert v.settings.stale_days == 10
+    assert refresh_lifecycle(v.store, v.settings, datetime(2026, 8, 11)) == 0
+    assert refresh_lifecycle(v.store, v.settings, datetime(2026, 8, 11, 1)) == 2
+    assert (v.status("p-road-trip"), v.status("p-heat-pump")) == ("stale", "stale")
 
 
-def test_an_index_run_refreshes_the_lifecycle(tmp_path):
-    v = Vault(tmp_path / "vault", "stale_days = 10\n")
-    try:
-        v.write("Road trip.md", PLAN)
-        v.index(1)
-        v.write("Unrelated.md", "# Unrelated\n", 20)
-        v.index(20)
-        assert v.status("p-road-trip") == "stale"
-    finally:
-        v.store.close()
+def test_an_index_run_refreshes_the_lifecycle(make_vault):
+    v = Vault(make_vault(config_toml="stale_days = 10\n"))
+    v.write("Road trip.md", PLAN)
+    v.index(1)
+    v.write("Unrelated.md", "# Unrelated\n", 20)
+    v.index(20)
+    assert v.status("p-road-trip") == "stale"
 
 
 def test_the_salience_job_refreshes_the_lifecycle(vault):
