@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import config
-from vaultmem.indexer import index_vault
+from vaultmem import Vault
 from vaultmem.store import Store
 
 NOW = datetime(2026, 8, 15, 9, 0)
@@ -16,54 +15,52 @@ LONG = ("The boiler needs a service before winter and the hall radiator stays co
         "top, so the engineer should bleed it too.")
 
 
-def setup(tmp_path: Path) -> tuple[Path, object, Store]:
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "a.md").write_text(f"# A\n\n{LONG}\n\n## Two\n\nSecond section about {LONG}\n")
-    (vault / "b.md").write_text("# B\n\nLinks to [[a]] and [[missing]].\n")
-    settings = config.load(vault)
-    return vault, settings, Store.open(settings.db, create=True)
+def setup(make_vault, embedder) -> tuple[Path, Vault, Store]:
+    """Two notes, not indexed yet: (vault folder, the open Vault, its store)."""
+    v = make_vault({"a.md": f"# A\n\n{LONG}\n\n## Two\n\nSecond section about {LONG}\n",
+                    "b.md": "# B\n\nLinks to [[a]] and [[missing]].\n"}, embedder=embedder)
+    return v.settings.vault, v, v.store
 
 
-def test_noop_run_reads_no_file_contents(tmp_path, fake_embedder, monkeypatch):
-    vault, settings, store = setup(tmp_path)
-    index_vault(store, settings, fake_embedder, now=NOW)
+def test_noop_run_reads_no_file_contents(make_vault, fake_embedder, monkeypatch):
+    vault, v, store = setup(make_vault, fake_embedder)
+    v.index(now=NOW)
     opened = []
     real = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: opened.append(self) or real(self))
-    report = index_vault(store, settings, fake_embedder, now=NOW)
+    report = v.index(now=NOW)
     assert opened == []
     assert (report.unchanged, report.new, report.modified, report.embedded) == (2, 0, 0, 0)
 
 
-def test_touch_without_change_rehashes_but_does_not_reparse(tmp_path, fake_embedder):
-    vault, settings, store = setup(tmp_path)
-    index_vault(store, settings, fake_embedder, now=NOW)
+def test_touch_without_change_rehashes_but_does_not_reparse(make_vault, fake_embedder):
+    vault, v, store = setup(make_vault, fake_embedder)
+    v.index(now=NOW)
     (vault / "a.md").write_text((vault / "a.md").read_text())  # new mtime, same bytes
-    report = index_vault(store, settings, fake_embedder, now=NOW)
+    report = v.index(now=NOW)
     assert (report.touched, report.modified, report.embedded) == (1, 0, 0)
 
 
-def test_changed_section_is_the_only_text_embedded_again(tmp_path, fake_embedder):
-    vault, settings, store = setup(tmp_path)
-    index_vault(store, settings, fake_embedder, now=NOW)
+def test_changed_section_is_the_only_text_embedded_again(make_vault, fake_embedder):
+    vault, v, store = setup(make_vault, fake_embedder)
+    v.index(now=NOW)
     before = fake_embedder.embedded
     text = (vault / "a.md").read_text().replace("Second section", "Another section")
     (vault / "a.md").write_text(text)
-    report = index_vault(store, settings, fake_embedder, now=NOW)
+    report = v.index(now=NOW)
     assert report.modified == 1
     assert fake_embedder.embedded - before == 1
     assert "Another section" in fake_embedder.calls[-1][0]
 
 
-def test_links_resolve_and_unresolved_are_kept(tmp_path, fake_embedder):
-    vault, settings, store = setup(tmp_path)
-    index_vault(store, settings, fake_embedder, now=NOW)
+def test_links_resolve_and_unresolved_are_kept(make_vault, fake_embedder):
+    vault, v, store = setup(make_vault, fake_embedder)
+    v.index(now=NOW)
     rows = store.execute("SELECT l.target_raw, t.path FROM links l LEFT JOIN notes t "
                          "ON t.id = l.target_id ORDER BY l.id").fetchall()
     assert rows == [("a", "a.md"), ("missing", None)]
     (vault / "missing.md").write_text("# Missing no more\n")
-    index_vault(store, settings, fake_embedder, now=NOW)
+    v.index(now=NOW)
     rows = store.execute("SELECT l.target_raw, t.path FROM links l LEFT JOIN notes t "
                          "ON t.id = l.target_id ORDER BY l.id").fetchall()
     assert rows == [("a", "a.md"), ("missing", "missing.md")]
@@ -86,13 +83,13 @@ def _spy_link_reads(store: Store, monkeypatch) -> list:
     return seen
 
 
-def test_a_text_edit_resolves_only_that_notes_links(tmp_path, fake_embedder, monkeypatch):
-    vault, settings, store = setup(tmp_path)
+def test_a_text_edit_resolves_only_that_notes_links(make_vault, fake_embedder, monkeypatch):
+    vault, v, store = setup(make_vault, fake_embedder)
     (vault / "c.md").write_text("# C\n\nSee [[b]].\n")
-    index_vault(store, settings, fake_embedder, now=NOW)
+    v.index(now=NOW)
     seen = _spy_link_reads(store, monkeypatch)
     (vault / "b.md").write_text("# B\n\nLinks to [[a]], [[c]] and [[missing]].\n")
-    index_vault(store, settings, fake_embedder, now=NOW)
+    v.index(now=NOW)
     b_id = store.path_ids()["b.md"]
     assert seen == [[b_id]]
     assert _targets(store) == [("b.md", "a", "a.md"), ("b.md", "c", "c.md"),
@@ -104,30 +101,30 @@ def test_a_text_edit_resolves_only_that_notes_links(tmp_path, fake_embedder, mon
     assert store.get_meta("links_dirty") == "0"
 
 
-def test_an_alias_is_never_a_link_target_before_or_after_it_changes(tmp_path, fake_embedder,
+def test_an_alias_is_never_a_link_target_before_or_after_it_changes(make_vault, fake_embedder,
                                                                    monkeypatch):
-    vault, settings, store = setup(tmp_path)
+    vault, v, store = setup(make_vault, fake_embedder)
     (vault / "c.md").write_text("# C\n\nAsk [[Nick]].\n")
-    index_vault(store, settings, fake_embedder, now=NOW)
+    v.index(now=NOW)
     seen = _spy_link_reads(store, monkeypatch)
     a_text = (vault / "a.md").read_text()
     (vault / "a.md").write_text("---\naliases: [Nick]\n---\n" + a_text)
-    index_vault(store, settings, fake_embedder, now=NOW)
+    v.index(now=NOW)
     assert seen == [None]
     assert ("c.md", "Nick", None) in _targets(store)
     (vault / "a.md").write_text(a_text)  # the alias goes again
-    index_vault(store, settings, fake_embedder, now=NOW)
+    v.index(now=NOW)
     assert ("c.md", "Nick", None) in _targets(store)
 
 
 def test_scoped_link_work_left_by_a_killed_run_is_finished_by_the_next(
-        tmp_path, fake_embedder, monkeypatch):
+        make_vault, fake_embedder, monkeypatch):
     from vaultmem import indexer
 
-    vault, settings, store = setup(tmp_path)
-    index_vault(store, settings, fake_embedder, now=NOW)
+    vault, v, store = setup(make_vault, fake_embedder)
+    v.index(now=NOW)
     (vault / "c.md").write_text("# C\n")
-    index_vault(store, settings, fake_embedder, now=NOW)
+    v.index(now=NOW)
     (vault / "b.md").write_text("# B\n\nNow [[c]] too.\n")
 
     def killed(*args):
@@ -136,36 +133,36 @@ def test_scoped_link_work_left_by_a_killed_run_is_finished_by_the_next(
     real = indexer._resolve_links
     monkeypatch.setattr(indexer, "_resolve_links", killed)
     with pytest.raises(KeyboardInterrupt):
-        index_vault(store, settings, fake_embedder, now=NOW)
+        v.index(now=NOW)
     assert store.get_meta("links_dirty") == f"[{store.path_ids()['b.md']}]"
     monkeypatch.setattr(indexer, "_resolve_links", real)
-    report = index_vault(store, settings, fake_embedder, now=NOW)
+    report = v.index(now=NOW)
     assert report.modified == 0
     assert _targets(store) == [("b.md", "c", "c.md")]
     assert (report.links_resolved, report.links_unresolved) == (1, 0)
 
 
-def test_deleted_then_restored_note_keeps_its_id_and_history(tmp_path, fake_embedder):
-    vault, settings, store = setup(tmp_path)
-    index_vault(store, settings, fake_embedder, now=NOW)
+def test_deleted_then_restored_note_keeps_its_id_and_history(make_vault, fake_embedder):
+    vault, v, store = setup(make_vault, fake_embedder)
+    v.index(now=NOW)
     note_id = store.execute("SELECT id FROM notes WHERE path = 'b.md'").fetchone()[0]
     text = (vault / "b.md").read_text()
     (vault / "b.md").unlink()
-    assert index_vault(store, settings, fake_embedder, now=NOW).deleted == 1
+    assert v.index(now=NOW).deleted == 1
     (vault / "b.md").write_text(text + "\nBack again.\n")
-    assert index_vault(store, settings, fake_embedder, now=NOW).new == 1
+    assert v.index(now=NOW).new == 1
     ops = [r[0] for r in store.execute("SELECT op FROM ops WHERE note_id = ? AND op != 'linked' "
                                        "ORDER BY id", [note_id])]
     assert ops == ["created", "deleted", "restored"]
 
 
-def test_model_change_reembeds_everything_once(tmp_path, fake_embedder):
-    vault, settings, store = setup(tmp_path)
-    index_vault(store, settings, fake_embedder, now=NOW)
+def test_model_change_reembeds_everything_once(make_vault, fake_embedder):
+    vault, v, store = setup(make_vault, fake_embedder)
+    v.index(now=NOW)
     first = fake_embedder.embedded
     fake_embedder.fingerprint = "fake|other-model|r1"
-    assert index_vault(store, settings, fake_embedder, now=NOW).embedded == first
-    assert index_vault(store, settings, fake_embedder, now=NOW).embedded == 0
+    assert v.index(now=NOW).embedded == first
+    assert v.index(now=NOW).embedded == 0
 
 
 def _same(a, b) -> bool:
@@ -175,10 +172,11 @@ def _same(a, b) -> bool:
                for f in ("chunk_ids", "note_ids", "vectors", "starts"))
 
 
-def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(tmp_path, fake_embedder,
+def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(make_vault, fake_embedder,
                                                                  monkeypatch):
-    vault, settings, store = setup(tmp_path)
-    index_vault(store, settings, fake_embedder, now=NOW)
+    vault, v, store = setup(make_vault, fake_embedder)
+    settings = v.settings
+    v.index(now=NOW)
     fp, dim = fake_embedder.fingerprint, fake_embedder.dim
     first = store.matrix(fp, dim)  # built from SQLite, then written beside the db
     [cache] = settings.db.parent.glob("*.matrix-*.npz")
@@ -189,7 +187,7 @@ def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(tmp_path, fake_
     monkeypatch.undo()
 
     (vault / "c.md").write_text("# C\n\nA third note about the garden shed roof.\n")
-    index_vault(store, settings, fake_embedder, now=NOW)  # a new generation
+    v.index(now=NOW)  # a new generation
     fresh = Store.open(settings.db).matrix(fp, dim)
     assert len(fresh.note_ids) > len(first.note_ids)  # the old file was not used
 
@@ -203,49 +201,42 @@ def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(tmp_path, fake_
     assert len(list(settings.db.parent.glob("*.matrix-*.npz"))) == 1  # the old copy is gone
 
 
-def test_a_new_store_at_the_same_path_ignores_the_old_matrix_file(tmp_path, fake_embedder):
-    vault, settings, store = setup(tmp_path)
-    index_vault(store, settings, fake_embedder, now=NOW)
+def test_a_new_store_at_the_same_path_ignores_the_old_matrix_file(make_vault, fake_embedder):
+    vault, v, store = setup(make_vault, fake_embedder)
+    settings = v.settings
+    v.index(now=NOW)
     store.matrix(fake_embedder.fingerprint, fake_embedder.dim)
     generation = store.get_meta("generation")
     store.close()
     for suffix in ("", "-wal", "-shm"):
         settings.db.with_name(settings.db.name + suffix).unlink(missing_ok=True)
     (vault / "b.md").unlink()
-    again = Store.open(settings.db, create=True)
-    index_vault(again, settings, fake_embedder, now=NOW)
+    again = make_vault(root=vault, embedder=fake_embedder, index_at=NOW).store
     with again.atomic():  # the worst case: the new store has reached the same generation
         again.set_meta("generation", generation)
     matrix = Store.open(settings.db).matrix(fake_embedder.fingerprint, fake_embedder.dim)
     assert set(matrix.note_ids) == {again.path_ids()["a.md"]}
 
 
-def test_a_notes_aliases_are_embedded_with_its_title(tmp_path, fake_embedder):
+def test_a_notes_aliases_are_embedded_with_its_title(make_vault, fake_embedder):
     """Aliases are other names for the note: a query by one finds it by meaning too."""
-    vault, settings, store = setup(tmp_path)
+    vault, v, store = setup(make_vault, fake_embedder)
     (vault / "c.md").write_text("---\naliases: [Heater, boiler room]\n---\n# C\n\nPipes.\n")
-    index_vault(store, settings, fake_embedder, now=NOW)
+    v.index(now=NOW)
     embedded = [t for call in fake_embedder.calls for t in call]
     assert "C (Heater, boiler room)\nC\n# C\n\nPipes." in embedded
     (vault / "c.md").write_text("---\naliases: [Heater]\n---\n# C\n\nPipes.\n")
-    index_vault(store, settings, fake_embedder, now=NOW)
+    v.index(now=NOW)
     assert fake_embedder.calls[-1] == ["C (Heater)\nC\n# C\n\nPipes."]
 
 
-def test_a_change_of_embedded_text_reembeds_only_the_notes_it_changes(tmp_path, fake_embedder):
+def test_a_change_of_embedded_text_reembeds_only_the_notes_it_changes(make_vault, fake_embedder):
     """Aliases joined the embedded text without a fingerprint bump: after the re-parse a
     migration asks for, only the chunks of notes with aliases are embedded again."""
-    from vaultmem import config
-    from vaultmem.indexer import index_vault
-    from vaultmem.store import Store
-
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "plain.md").write_text("# Plain\nNo aliases here.\n")
-    (vault / "named.md").write_text("---\naliases: [Other name]\n---\n# Named\nText.\n")
-    settings = config.load(vault)
-    store = Store.open(settings.db, create=True)
-    index_vault(store, settings, fake_embedder, now=datetime(2026, 8, 1))
+    v = make_vault({"plain.md": "# Plain\nNo aliases here.\n",
+                    "named.md": "---\naliases: [Other name]\n---\n# Named\nText.\n"},
+                   embedder=fake_embedder, index_at=datetime(2026, 8, 1))
+    store = v.store
     texts = [t for call in fake_embedder.calls for t in call]
     assert any("Named (Other name)" in t for t in texts)
     # Pretend the store predates aliases in the text: old hashes, old vectors.
@@ -258,7 +249,7 @@ def test_a_change_of_embedded_text_reembeds_only_the_notes_it_changes(tmp_path, 
                       "WHERE c.hash LIKE 'old-%'", [fake_embedder.fingerprint])
         store.set_meta("reparse_all", "1")
     fake_embedder.calls.clear()
-    report = index_vault(store, settings, fake_embedder, now=datetime(2026, 8, 2))
+    report = v.index(now=datetime(2026, 8, 2))
     store.close()
     assert report.embedded == 1
     assert [t for call in fake_embedder.calls for t in call] == [

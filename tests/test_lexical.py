@@ -6,11 +6,8 @@ from datetime import datetime
 
 import pytest
 
-from vaultmem import config, lexical
-from vaultmem.indexer import index_vault
+from vaultmem import lexical
 from vaultmem.store import Store
-
-from .conftest import FakeEmbedder
 
 # Eight notes of one paragraph each: "meeting" is in 6 of 8 chunks, "weekly" in 4 of 8,
 # "boiler" and "crème" in one each.
@@ -27,19 +24,14 @@ NOTES = {
 
 
 @pytest.fixture
-def vault(tmp_path):
-    for name, text in NOTES.items():
-        (tmp_path / name).write_text(text + "\n", encoding="utf-8")
-    settings = config.load(tmp_path)
-    store = Store.open(settings.db, create=True)
-    index_vault(store, settings, FakeEmbedder(), now=datetime(2026, 8, 1))
-    yield tmp_path, settings, store
-    store.close()
+def vault(make_vault):
+    return make_vault({name: text + "\n" for name, text in NOTES.items()},
+                      index_at=datetime(2026, 8, 1))
 
 
 @pytest.fixture
 def store(vault):
-    return vault[2]
+    return vault.store
 
 
 @pytest.fixture
@@ -117,9 +109,9 @@ def test_common_words_that_never_meet_fall_back_to_any_of_them(store, small_comm
 
 
 def test_a_deleted_notes_words_do_not_count(vault, small_common):
-    root, settings, store = vault
-    (root / "n1.md").unlink()  # the only boiler note
-    index_vault(store, settings, FakeEmbedder(), now=datetime(2026, 8, 2))
+    store = vault.store
+    (vault.settings.vault / "n1.md").unlink()  # the only boiler note
+    vault.index(now=datetime(2026, 8, 2))
     # Were its chunk still indexed, "boiler" would count as a rare word and push out
     # "meeting", leaving nothing live to find.
     assert found(store, "boiler meeting") == MEETING - {"n1.md"}
@@ -131,9 +123,9 @@ def test_the_vocabulary_lookup_folds_diacritics_as_the_tokenizer_does(store, sma
 
 
 def test_upgrading_takes_deleted_notes_out_of_the_search_index(vault):
-    root, settings, store = vault
-    (root / "n1.md").unlink()
-    index_vault(store, settings, FakeEmbedder(), now=datetime(2026, 8, 2))
+    settings, store = vault.settings, vault.store
+    (settings.vault / "n1.md").unlink()
+    vault.index(now=datetime(2026, 8, 2))
     gone = store.path_ids().get("n1.md") is None
     n1 = store.execute("SELECT id FROM notes WHERE path = 'n1.md'").fetchone()[0]
     chunk = store.execute("SELECT id, text FROM chunks WHERE note_id = ?", [n1]).fetchone()

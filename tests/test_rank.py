@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from datetime import datetime
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from vaultmem import config
 from vaultmem.embed import embed_text
 from vaultmem.errors import UsageError
-from vaultmem.indexer import index_vault
-from vaultmem.rank import QueryOptions, run_query
-from vaultmem.salience import run_salience
 from vaultmem.store import Store
 
 from .conftest import FakeEmbedder
@@ -45,37 +39,24 @@ FIRING = ["notes/estimate.md", "notes/gutter.md", "notes/valve.md"]
 GROUNDED = ["notes/estimate.md"]
 
 
-def build(root: Path, files: dict[str, str] = FILES, config_toml: str | None = None):
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        stamp = datetime(2026, 8, 1, 12).timestamp()
-        os.utime(path, (stamp, stamp))
-    if config_toml:
-        (root / ".vaultmem").mkdir(exist_ok=True)
-        (root / ".vaultmem" / "config.toml").write_text(config_toml, encoding="utf-8")
-    settings = config.load(root)
-    store = Store.open(settings.db, create=True)
-    embedder = FakeEmbedder()
-    index_vault(store, settings, embedder, now=datetime(2026, 8, 1))
-    run_salience(store, settings, NOW)
-    return settings, store, embedder
+def build(make_vault, files: dict[str, str] = FILES, config_toml: str | None = None):
+    """A vault of `files` (mtime noon of August 1) indexed on the 1st, salience at NOW."""
+    vault = make_vault(files, config_toml=config_toml, mtime=datetime(2026, 8, 1, 12),
+                       index_at=datetime(2026, 8, 1))
+    vault.salience(now=NOW)
+    return vault
 
 
 @pytest.fixture
-def vault(tmp_path):
-    settings, store, embedder = build(tmp_path)
-    yield tmp_path, settings, store, embedder
-    store.close()
+def vault(make_vault):
+    return build(make_vault)
 
 
 def query(vault, text: str = QUERY, **opts):
-    _, settings, store, embedder = vault
     opts.setdefault("limit", 50)
     opts.setdefault("log_mentions", 0)
     opts.setdefault("mode", "dense")  # the blend arithmetic over cosine; hybrid tested below
-    return run_query(store, embedder, text, QueryOptions(**opts), NOW, settings)
+    return vault.query(text, now=NOW, **opts)
 
 
 def true_cosine(store: Store, embedder: FakeEmbedder, path: str, text: str) -> float:
@@ -98,7 +79,7 @@ def live_paths(store: Store) -> set[str]:
 
 @pytest.mark.parametrize(("weight", "fire_weight"), [(0.3, 1.0), (0.5, 2.0)])
 def test_score_is_cosine_times_salience_times_firing(vault, weight, fire_weight):
-    _, _, store, embedder = vault
+    store, embedder = vault.store, vault.embedder
     result = query(vault, weight=weight, fire_weight=fire_weight)
     assert (result.weight, result.fire_weight) == (weight, fire_weight)
     hits = {h.path: h for h in result.results}
@@ -131,7 +112,7 @@ def test_results_are_sorted_by_score_apart_from_placed_grounded_notes(vault):
 
 
 def test_no_prospective_is_the_pure_cosine_baseline(vault):
-    _, _, store, embedder = vault
+    store, embedder = vault.store, vault.embedder
     result = query(vault, prospective=False)
     assert (result.weight, result.fire_weight) == (0.0, 0.0)
     for hit in result.results:
@@ -177,7 +158,7 @@ def test_without_floor_firing_notes_are_only_boosted_not_pinned(vault):
 def test_resolved_entries_never_boost_their_note(vault):
     # garden.md is linked from a done entry whose date has passed and from a cancelled
     # entry whose trigger matches the query word for word.
-    _, _, store, embedder = vault
+    store, embedder = vault.store, vault.embedder
     [garden] = [h for h in query(vault).results if h.path == "projects/garden.md"]
     assert (garden.firing, garden.commitments) == (False, [])
     sal = stored_salience(store, "projects/garden.md")
@@ -192,14 +173,14 @@ def test_an_entry_whose_date_has_not_come_does_not_boost(vault):
     assert (kitchen.firing, kitchen.pinned) == (False, False)
 
 
-def test_salience_never_removes_a_result(tmp_path):
+def test_salience_never_removes_a_result(make_vault):
     files = {**FILES, "notes/nothing.md": "---\nimportance: 0\n---\nZebra xylophone.\n"}
     weights = ("[salience]\nimportance = 1\nactivation = 0\ncentrality = 0\n"
                "prospective = 0\nrecency = 0\n")
-    settings, store, embedder = build(tmp_path, files, weights)
+    vault = build(make_vault, files, weights)
+    store = vault.store
     assert stored_salience(store, "notes/nothing.md") == 0.0
-    result = run_query(store, embedder, QUERY, QueryOptions(limit=100, log_mentions=0,
-                                                            mode="dense"), NOW, settings)
+    result = vault.query(QUERY, now=NOW, limit=100, log_mentions=0, mode="dense")
     assert {h.path for h in result.results} == live_paths(store)
     assert len(result.results) == result.candidates == len(files)
     [nothing] = [h for h in result.results if h.path == "notes/nothing.md"]
@@ -229,11 +210,11 @@ def test_prefix_is_a_folder_not_a_string_prefix(vault):
 
 
 def test_deleted_notes_are_never_returned(vault):
-    root, settings, store, embedder = vault
+    root, store = vault.settings.vault, vault.store
     (root / "notes" / "valve.md").unlink()
     (root / "archive" / "old.md").unlink()
-    index_vault(store, settings, embedder, now=datetime(2026, 8, 14))
-    run_salience(store, settings, NOW)
+    vault.index(now=datetime(2026, 8, 14))
+    vault.salience(now=NOW)
     result = query(vault, floor=True)
     paths = [h.path for h in result.results]
     assert "notes/valve.md" not in paths and "archive/old.md" not in paths
@@ -243,7 +224,7 @@ def test_deleted_notes_are_never_returned(vault):
 
 
 def test_top_results_are_logged_as_mentions(vault):
-    _, _, store, _ = vault
+    store = vault.store
     top = [h.path for h in query(vault, log_mentions=2).results[:2]]
     rows = store.execute(
         "SELECT o.ts, n.path, o.detail FROM ops o JOIN notes n ON n.id = o.note_id "
@@ -254,18 +235,17 @@ def test_top_results_are_logged_as_mentions(vault):
     assert store.execute("SELECT count(*) FROM ops WHERE op = 'retrieved'").fetchone() == (2,)
 
 
-def test_closed_prospective_items_need_include_closed(tmp_path):
+def test_closed_prospective_items_need_include_closed(make_vault):
     files = {
         "plans/open.md": "---\ntype: plan\n---\n# Open plan\nVendor quote plan.\n",
         "plans/closed.md": "---\ntype: plan\nstatus: closed\n---\n# Closed plan\n"
                            "Vendor quote plan.\n",
     }
-    settings, store, embedder = build(tmp_path, files)
+    vault = build(make_vault, files)
 
     def paths(include_closed: bool) -> list[str]:
-        opts = QueryOptions(limit=10, include_closed=include_closed, log_mentions=0)
-        return sorted(h.path for h in run_query(store, embedder, QUERY, opts, NOW,
-                                                settings).results)
+        return sorted(h.path for h in vault.query(QUERY, now=NOW, limit=10, log_mentions=0,
+                                                  include_closed=include_closed).results)
 
     assert paths(include_closed=True) == ["plans/closed.md", "plans/open.md"]
     assert paths(include_closed=False) == ["plans/open.md"]
@@ -285,7 +265,7 @@ def test_hybrid_score_is_fused_relevance_times_the_same_multipliers(vault, fusio
 
 
 def test_hybrid_never_drops_a_note_and_lexical_finds_exact_words(vault):
-    _, _, store, _ = vault
+    store = vault.store
     every = query(vault, mode="hybrid", limit=100).results
     assert {h.path for h in every} == live_paths(store)
     lexical = query(vault, text="valve", mode="lexical").results
@@ -306,18 +286,17 @@ def test_the_query_path_does_not_import_the_markdown_parser():
     assert out.stdout.strip() == "[]", out.stderr
 
 
-def test_the_query_alone_is_embedded_when_nothing_could_fire(tmp_path):
+def test_the_query_alone_is_embedded_when_nothing_could_fire(make_vault):
     files = {"notes/a.md": "# A\nAlpha. Beta gamma.\n",
              "Ledger.md": "- [ ] Renew the kitchen insurance 📅 2026-09-01 [[a]]\n"}
-    settings, store, embedder = build(tmp_path, files)
+    vault = build(make_vault, files)
+    embedder = vault.embedder
     text = "First sentence here. Second sentence there."
     embedder.calls.clear()
-    run_query(store, embedder, text, QueryOptions(log_mentions=0), NOW, settings)
+    vault.query(text, now=NOW, log_mentions=0)
     assert embedder.calls == [[text]]  # the one entry's window opens in September
-    run_query(store, embedder, text, QueryOptions(log_mentions=0), datetime(2026, 9, 2),
-              settings)
+    vault.query(text, now=datetime(2026, 9, 2), log_mentions=0)
     assert embedder.calls[-1][:3] == [text, "First sentence here.", "Second sentence there."]
-    store.close()
 
 
 @pytest.mark.parametrize("power", [0.0, 2.0])

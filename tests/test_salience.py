@@ -17,11 +17,10 @@ import networkx as nx
 import pytest
 
 from vaultmem import config
-from vaultmem.indexer import index_vault
 from vaultmem.salience import COMPONENTS, importance, run_salience
 from vaultmem.store import Store
 
-from .conftest import FakeEmbedder
+from .conftest import open_vault
 
 INDEXED = datetime(2026, 8, 1)
 NOW = datetime(2026, 8, 10)
@@ -45,10 +44,9 @@ def write_vault(root: Path, files: dict[str, tuple[str, datetime]]) -> None:
 
 
 def open_indexed(vault: Path, now: datetime = INDEXED):
-    settings = config.load(vault)
-    store = Store.open(settings.db, create=True)
-    index_vault(store, settings, FakeEmbedder(), now=now)
-    return settings, store
+    """The vault at `vault` opened through the shared harness and indexed at `now`."""
+    opened = open_vault(vault, index_at=now)
+    return opened.settings, opened.store
 
 
 def rows_by_path(store: Store) -> dict[str, dict]:
@@ -274,11 +272,12 @@ def test_a_partial_salience_table_keeps_the_other_defaults(tmp_path):
     assert settings.salience == {**DEFAULT_WEIGHTS, "recency": 0.4}
 
 
-def test_deleted_notes_get_no_row(tmp_path):
+def test_deleted_notes_get_no_row(make_vault, tmp_path):
     write_vault(tmp_path, FILES)
-    settings, store = open_indexed(tmp_path)
+    vault = make_vault(root=tmp_path, index_at=INDEXED)
+    settings, store = vault.settings, vault.store
     (tmp_path / "Gamma.md").unlink()
-    index_vault(store, settings, FakeEmbedder(), now=datetime(2026, 8, 2))
+    vault.index(now=datetime(2026, 8, 2))
     run_salience(store, settings, NOW)
     assert sorted(rows_by_path(store)) == sorted(set(FILES) - {"Gamma.md"})
     # The deleted note is still in the store (history), just without a salience row.
