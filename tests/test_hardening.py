@@ -30,12 +30,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlite_utils import Database
 
-from vaultmem import config, migrations, rank
+from vaultmem import Vault, migrations
 from vaultmem.cli import main
-from vaultmem.indexer import index_vault
 from vaultmem.store import Store
 
-from .conftest import ROOT, FakeEmbedder
+from .conftest import ROOT, FakeEmbedder, open_vault
 
 NOW = datetime(2026, 8, 15, 9, 0)
 PY = sys.executable
@@ -63,12 +62,9 @@ def small_vault(root: Path) -> Path:
     return vault
 
 
-def indexed(root: Path, embedder=None) -> tuple[Path, config.Settings, Store]:
-    vault = small_vault(root)
-    settings_ = config.load(vault)
-    store = Store.open(settings_.db, create=True)
-    index_vault(store, settings_, embedder or FakeEmbedder(), now=NOW)
-    return vault, settings_, store
+def indexed(make_vault, tmp_path: Path) -> Vault:
+    """small_vault, opened through the shared harness and indexed at NOW."""
+    return make_vault(root=small_vault(tmp_path), index_at=NOW)
 
 
 # -- 1. crash: SIGKILL at any moment, then heal to the reference --------------------------
@@ -191,10 +187,7 @@ print(json.dumps(log))
 def test_readers_answer_while_an_index_runs_and_a_second_index_is_refused(tmp_path):
     vault = tmp_path / "vault"
     load_script("crash_test").build_vault(vault, seed=5, count=120)
-    settings_ = config.load(vault)
-    store = Store.open(settings_.db, create=True)
-    index_vault(store, settings_, FakeEmbedder(), now=NOW)
-    store.close()
+    open_vault(vault, index_at=NOW).close()
     stop = tmp_path / "stop"
     gate = tmp_path / "gate"
     gate.mkdir()
@@ -235,19 +228,18 @@ def test_readers_answer_while_an_index_runs_and_a_second_index_is_refused(tmp_pa
     assert all(e["results"] for e in log if e["cmd"] == "query")
 
 
-def test_query_survives_an_index_commit_between_its_reads(tmp_path, monkeypatch):
-    vault, settings_, writer = indexed(tmp_path)
-    reader = Store.open(settings_.db)
+def test_query_survives_an_index_commit_between_its_reads(make_vault, tmp_path, monkeypatch):
+    writer = indexed(make_vault, tmp_path)
+    reader = make_vault(root=writer.settings.vault)
     real = Store.chunk_texts
 
     def commit_in_between(self, chunk_ids):
-        if self is reader:
-            index_vault(writer, settings_, FakeEmbedder(), now=NOW, full=True)
+        if self is reader.store:
+            writer.index(now=NOW, full=True)
         return real(self, chunk_ids)
 
     monkeypatch.setattr(Store, "chunk_texts", commit_in_between)
-    result = rank.run_query(reader, FakeEmbedder(), "boiler service", rank.QueryOptions(),
-                            NOW, settings_)
+    result = reader.query("boiler service", now=NOW)
     assert result.results[0].path == "Boiler.md"
 
 
@@ -303,18 +295,18 @@ def _inside(path: str, roots: list[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
-def test_torture_vault_short(tmp_path, monkeypatch):
+def test_torture_vault_short(make_vault, tmp_path, monkeypatch):
     manifest = load_script("torture_vault").make(tmp_path / "torture", short=True)
     vault = Path(manifest["vault"])
-    settings_ = config.load(vault)
-    store = Store.open(settings_.db, create=True)
+    opened = make_vault(root=vault)
+    settings_, store = opened.settings, opened.store
     log = OpenLog(monkeypatch)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
     log.active = True
     try:
-        report = index_vault(store, settings_, FakeEmbedder(), now=NOW)
-        again = index_vault(store, settings_, FakeEmbedder(), now=NOW + timedelta(hours=1))
+        report = opened.index(now=NOW)
+        again = opened.index(now=NOW + timedelta(hours=1))
     finally:
         log.active = False
     seconds = time.perf_counter() - started
@@ -355,15 +347,12 @@ def test_named_pipe_does_not_hang_the_index(tmp_path):
     vault.mkdir()
     (vault / "a.md").write_text("# A\n\ntext\n")
     os.mkfifo(vault / "pipe.md")
-    settings_ = config.load(vault)
     finished = threading.Event()
 
     def run():
-        store = Store.open(settings_.db, create=True)
         try:
-            index_vault(store, settings_, FakeEmbedder(), now=NOW)
+            open_vault(vault, index_at=NOW).close()
         finally:
-            store.close()
             finished.set()
 
     threading.Thread(target=run, daemon=True).start()
@@ -402,14 +391,13 @@ def test_index_never_raises_on_generated_vaults(notes, ledger, raw, swap):
             (vault / "n" / f"{name}.md").write_text(text, encoding="utf-8")
         (vault / "Ledger.md").write_text(ledger, encoding="utf-8")
         (vault / "raw.md").write_bytes(raw)
-        settings_ = config.load(vault)
-        store = Store.open(settings_.db, create=True)
-        index_vault(store, settings_, FakeEmbedder(), now=NOW)
+        opened = open_vault(vault, index_at=NOW)
+        store = opened.store
         texts = list(notes.values())
         for name, text in zip(notes, reversed(texts) if swap else [], strict=False):
             (vault / "n" / f"{name}.md").write_text(text + "\nmore", encoding="utf-8")
         (vault / "Ledger.md").write_text(ledger[::-1], encoding="utf-8")
-        index_vault(store, settings_, FakeEmbedder(), now=NOW + timedelta(hours=1))
+        opened.index(now=NOW + timedelta(hours=1))
         live = {r[0] for r in store.execute("SELECT path FROM notes WHERE deleted = 0")}
         store.close()
     assert live == {f"n/{name}.md" for name in notes} | {"Ledger.md", "raw.md"}
@@ -472,8 +460,8 @@ def downgrade_to_first_migration(store: Store) -> list[str]:
     return later
 
 
-def test_upgrade_applies_migrations_in_place_without_reembedding(tmp_path):
-    vault, settings_, store = indexed(tmp_path)
+def test_upgrade_applies_migrations_in_place_without_reembedding(make_vault, tmp_path):
+    store = indexed(make_vault, tmp_path).store
     notes_before = store.execute("SELECT id, path, hash, title FROM notes ORDER BY id").fetchall()
     vectors_before = store.execute("SELECT count(*) FROM vectors").fetchone()[0]
     later = downgrade_to_first_migration(store)
@@ -481,35 +469,38 @@ def test_upgrade_applies_migrations_in_place_without_reembedding(tmp_path):
         r[0] for r in store.execute("SELECT name FROM _migrations"))
     store.close()
 
-    store = Store.open(settings_.db)
+    fresh = FakeEmbedder()
+    reopened = make_vault(root=tmp_path / "vault", embedder=fresh)  # migrates on open
+    store = reopened.store
     names = sorted(r[0] for r in store.execute("SELECT name FROM _migrations"))
     assert names == sorted(name for name, _ in migrations.MIGRATIONS)
-    fresh = FakeEmbedder()
-    report = index_vault(store, settings_, fresh, now=NOW + timedelta(days=1))
+    report = reopened.index(now=NOW + timedelta(days=1))
     assert (fresh.embedded, report.embedded) == (0, 0)
     assert store.execute("SELECT id, path, hash, title FROM notes ORDER BY id").fetchall() == \
         notes_before
     assert store.execute("SELECT count(*) FROM vectors").fetchone()[0] == vectors_before
 
 
-def test_upgrade_fills_new_tables_from_unchanged_notes(tmp_path):
-    vault, settings_, store = indexed(tmp_path)
+def test_upgrade_fills_new_tables_from_unchanged_notes(make_vault, tmp_path):
+    store = indexed(make_vault, tmp_path).store
     entries = store.execute("SELECT id, status, action FROM entries ORDER BY id").fetchall()
     items = store.execute("SELECT id, kind FROM prospective ORDER BY id").fetchall()
     assert entries and items
     downgrade_to_first_migration(store)
     store.close()
-    store = Store.open(settings_.db)
-    index_vault(store, settings_, FakeEmbedder(), now=NOW + timedelta(days=1))
+    reopened = make_vault(root=tmp_path / "vault")  # migrates on open
+    store = reopened.store
+    reopened.index(now=NOW + timedelta(days=1))
     assert store.execute("SELECT id, status, action FROM entries ORDER BY id").fetchall() == \
         entries
     assert store.execute("SELECT id, kind FROM prospective ORDER BY id").fetchall() == items
 
 
-def test_full_rebuild_is_not_a_modification(tmp_path):
-    vault, settings_, store = indexed(tmp_path)
+def test_full_rebuild_is_not_a_modification(make_vault, tmp_path):
+    vault = indexed(make_vault, tmp_path)
+    store = vault.store
     before = store.execute("SELECT path, changed_at FROM notes ORDER BY path").fetchall()
-    index_vault(store, settings_, FakeEmbedder(), now=NOW + timedelta(days=30), full=True)
+    vault.index(now=NOW + timedelta(days=30), full=True)
     modified = store.execute("SELECT count(*) FROM ops WHERE op = 'modified'").fetchone()[0]
     assert modified == 0
     assert store.execute("SELECT path, changed_at FROM notes ORDER BY path").fetchall() == before
