@@ -11,9 +11,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from vaultmem import clock, config
+from vaultmem import clock
 from vaultmem.cli import main
-from vaultmem.indexer import index_vault
 from vaultmem.salience import run_salience
 from vaultmem.store import Store
 
@@ -89,13 +88,9 @@ def test_nudge_and_query_take_an_aware_now_and_store_local_stamps(tmp_path, caps
     assert created == "2026-08-01T13:30:00"
 
 
-def test_stamps_stored_with_an_offset_are_read_as_local_time(tmp_path, kolkata):
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "A.md").write_text("# A\n")
-    settings = config.load(vault)
-    store = Store.open(settings.db, create=True)
-    index_vault(store, settings, FakeEmbedder(), now=datetime(2026, 8, 1))
+def test_stamps_stored_with_an_offset_are_read_as_local_time(make_vault, kolkata):
+    vault = make_vault({"A.md": "# A\n"}, index_at=datetime(2026, 8, 1))
+    settings, store = vault.settings, vault.store
     note = store.path_ids()["A.md"]
     with store.atomic():  # what an earlier version wrote for an aware --now
         store.add_op("2026-08-16T09:00:00+05:00", "retrieved", note)

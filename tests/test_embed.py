@@ -153,23 +153,16 @@ def test_cold_query_does_not_import_fastembed(tmp_path):
         assert proc.stderr.strip().splitlines()[-1] == loaded, (args, proc.stderr)
 
 
-def test_embed_progress_starts_before_the_model_loads(tmp_path, fake_embedder):
+def test_embed_progress_starts_before_the_model_loads(make_vault, fake_embedder):
     """The bar appears (at 0) before the first embed call, which waits for the model."""
     from datetime import datetime
 
-    from vaultmem.indexer import index_vault
-    from vaultmem.store import Store
-
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    for i in range(3):
-        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nText number {i}.\n")
-    settings = config.load(vault)
+    vault = make_vault({f"n{i}.md": f"# Note {i}\n\nText number {i}.\n" for i in range(3)},
+                       embedder=fake_embedder)
     events = []
     original = fake_embedder.embed
     fake_embedder.embed = lambda texts: events.append(("embed", len(texts))) or original(texts)
-    index_vault(Store.open(settings.db, create=True), settings, fake_embedder,
-                now=datetime(2026, 8, 15), progress=lambda *e: events.append(e))
+    vault.index(now=datetime(2026, 8, 15), progress=lambda *e: events.append(e))
     embed_events = [e for e in events if e[0] == "embed"]
     assert embed_events == [("embed", 0, 3), ("embed", 3), ("embed", 3, 3)]
 
@@ -182,24 +175,16 @@ def test_a_model_that_fails_to_load_in_the_background_fails_the_embed_call(tmp_p
         embedder.embed(["anything"])
 
 
-def test_query_reads_the_vectors_before_it_waits_for_the_model(tmp_path, fake_embedder):
+def test_query_reads_the_vectors_before_it_waits_for_the_model(make_vault, fake_embedder):
     """The vector matrix is read while a model loading in the background finishes."""
     from datetime import datetime
 
-    from vaultmem.indexer import index_vault
-    from vaultmem.rank import QueryOptions, run_query
-    from vaultmem.store import Store
-
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "a.md").write_text("# A\n\nThe boiler valve.\n")
-    settings = config.load(vault)
-    store = Store.open(settings.db, create=True)
-    index_vault(store, settings, fake_embedder, now=datetime(2026, 8, 15))
-    store = Store.open(settings.db)  # a cold process: nothing cached yet
+    indexed = make_vault({"a.md": "# A\n\nThe boiler valve.\n"}, embedder=fake_embedder,
+                         index_at=datetime(2026, 8, 15))
+    cold = make_vault(root=indexed.settings.vault, embedder=fake_embedder)  # nothing cached
+    store = cold.store
     seen = []
     original = fake_embedder.embed
     fake_embedder.embed = lambda texts: seen.append(store._matrix is not None) or original(texts)
-    result = run_query(store, fake_embedder, "valve", QueryOptions(), datetime(2026, 8, 15),
-                       settings)
+    result = cold.query("valve", now=datetime(2026, 8, 15))
     assert seen == [True] and result.results[0].path == "a.md"

@@ -75,21 +75,14 @@ entry()
 """
 
 
-def test_console_query_closes_the_store_before_it_exits(tmp_path, fake_embedder):
+def test_console_query_closes_the_store_before_it_exits(make_vault, fake_embedder):
     """A closed store leaves no WAL behind: the query's mention log is in the database."""
     from datetime import datetime
 
-    from vaultmem import config
-    from vaultmem.indexer import index_vault
-    from vaultmem.store import Store
-
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "boiler.md").write_text("# Boiler\n\nThe boiler valve leaks.\n")
-    settings = config.load(vault)
-    store = Store.open(settings.db, create=True)
-    index_vault(store, settings, fake_embedder, now=datetime(2026, 8, 15))
-    store.close()
+    indexed = make_vault({"boiler.md": "# Boiler\n\nThe boiler valve leaks.\n"},
+                         embedder=fake_embedder, index_at=datetime(2026, 8, 15))
+    indexed.close()
+    vault, settings = indexed.settings.vault, indexed.settings
     before = count_ops(settings.db)
     proc = subprocess.run([sys.executable, "-c", QUERY, str(ROOT), str(vault)],
                           capture_output=True, text=True, timeout=60)

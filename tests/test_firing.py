@@ -294,21 +294,12 @@ def test_the_terminal_shows_a_strip_naming_each_commitment_and_why(capsys, monke
     assert "↑c-valve" in out[out.index("┏"):]  # the row names its commitment
 
 
-def test_views_follow_the_ledger_and_the_notes_it_links(tmp_path):
-    from vaultmem import config
-    from vaultmem.indexer import index_vault
-    from vaultmem.store import Store
-
-    from .conftest import FakeEmbedder
-
-    (tmp_path / "Bathroom.md").write_text("---\naliases: [Wet room]\n---\n# Bathroom\nTiles.\n")
-    (tmp_path / "Ledger.md").write_text(
-        "- [ ] When the guests are coming, replace the valve [[Bathroom]] #project/house\n"
-        "- [x] Pay the plumber 📅 2026-08-01 ✅ 2026-08-01 [[Bathroom]]\n")
-    settings = config.load(tmp_path)
-    store = Store.open(settings.db, create=True)
-    embedder = FakeEmbedder()
-    index_vault(store, settings, embedder, now=NOW)
+def test_views_follow_the_ledger_and_the_notes_it_links(make_vault, tmp_path):
+    vault = make_vault(
+        {"Bathroom.md": "---\naliases: [Wet room]\n---\n# Bathroom\nTiles.\n"}, root=tmp_path,
+        ledger="- [ ] When the guests are coming, replace the valve [[Bathroom]] #project/house\n"
+               "- [x] Pay the plumber 📅 2026-08-01 ✅ 2026-08-01 [[Bathroom]]\n", index_at=NOW)
+    store, embedder = vault.store, vault.embedder
     rows = store.execute("SELECT entry_id, kind, text FROM entry_views ORDER BY ord").fetchall()
     assert rows == [
         ("c-replace-valve", "condition", "the guests are coming"),
@@ -325,7 +316,7 @@ def test_views_follow_the_ledger_and_the_notes_it_links(tmp_path):
     # a no-op run writes nothing; renaming the linked note's title changes its view
     assert ledger_sync.refresh_views(store) is False
     (tmp_path / "Bathroom.md").write_text("---\ntitle: Wet room upstairs\n---\nTiles.\n")
-    index_vault(store, settings, embedder, now=NOW)
+    vault.index(now=NOW)
     assert ("title", "Wet room upstairs") in [
         (k, t) for k, t, _ in commitments.entry_views(
             store, embedder.fingerprint, commitments.open_entries(store))["c-replace-valve"]]

@@ -29,11 +29,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
-from vaultmem import config
-from vaultmem.indexer import index_vault
-from vaultmem.store import Store
-
-from .conftest import FakeEmbedder
+from .conftest import open_vault
 
 NOW = datetime(2026, 8, 15, 9, 0)
 VERBS = ["Pay", "Call", "Renew", "Book", "Fix", "Order", "Email", "Return"]
@@ -112,18 +108,16 @@ class LedgerHistory(RuleBasedStateMachine):
         super().__init__()
         self.tmp = Path(tempfile.mkdtemp(prefix="vaultmem-history-"))
         self.vault = self.tmp / "vault"
-        self.vault.mkdir()
-        for name in NOTES:
-            (self.vault / f"{name}.md").write_text(f"# {name}\n\nAbout the {name.lower()}.\n")
-        self.settings = config.load(self.vault)
-        self.store = Store.open(self.settings.db, create=True)
+        self.opened = open_vault(self.vault, {f"{name}.md": f"# {name}\n\nAbout the "
+                                              f"{name.lower()}.\n" for name in NOTES})
+        self.store = self.opened.store
         self.items: list[Item] = []  # ledger order; removed items stay, but not in the file
         self.serial = 0
         self.runs = 0
         self.batch: set[str] = set()  # kinds of edit since the last run
 
     def teardown(self):
-        self.store.close()
+        self.opened.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     # -- helpers ---------------------------------------------------------------
@@ -157,8 +151,7 @@ class LedgerHistory(RuleBasedStateMachine):
         ledger = self.vault / "Ledger.md"
         if ledger.exists():  # a new mtime every run, whatever the size
             os.utime(ledger, ns=(stamp_ns, stamp_ns))
-        index_vault(self.store, self.settings, FakeEmbedder(),
-                    now=NOW + timedelta(minutes=self.runs))
+        self.opened.index(now=NOW + timedelta(minutes=self.runs))
         self.batch.clear()
         # Added and removed between two runs: the store never saw it.
         self.items = [i for i in self.items if not (i.removed and i.seen is None)]
@@ -265,25 +258,20 @@ TestOneEditPerRun = OneEditPerRun.TestCase
 TestEditsBetweenRuns = EditsBetweenRuns.TestCase
 
 
-def test_unchanged_entry_keeps_its_id_when_a_similar_one_is_removed(tmp_path):
+def test_unchanged_entry_keeps_its_id_when_a_similar_one_is_removed(make_vault):
     """"Pay rent for July" only gains a link while "Pay rent for June" is removed.
 
     July's text is unchanged, yet the fuzzy stage scores it against June as
     ratio 0.88 + link bonus 0.2 = 1.08, above its own 1.0 + 0: July inherits June's
     id with an "overridden" op and its own history ends in "removed".
     """
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    for name in ("Landlord", "Bank"):
-        (vault / f"{name}.md").write_text(f"# {name}\n")
-    ledger = vault / "Ledger.md"
-    ledger.write_text("- [ ] Pay rent for June [[Landlord]]\n- [ ] Pay rent for July [[Bank]]\n")
-    settings_ = config.load(vault)
-    store = Store.open(settings_.db, create=True)
-    index_vault(store, settings_, FakeEmbedder(), now=NOW)
+    vault = make_vault({f"{name}.md": f"# {name}\n" for name in ("Landlord", "Bank")},
+                       ledger="- [ ] Pay rent for June [[Landlord]]\n"
+                              "- [ ] Pay rent for July [[Bank]]\n", index_at=NOW)
+    ledger, store = vault.settings.vault / "Ledger.md", vault.store
     july = store.execute("SELECT id FROM entries WHERE action = 'Pay rent for July'").fetchone()[0]
     ledger.write_text("- [ ] Pay rent for July [[Landlord]]\n")
-    index_vault(store, settings_, FakeEmbedder(), now=NOW + timedelta(hours=1))
+    vault.index(now=NOW + timedelta(hours=1))
     ops = [r[0] for r in store.execute("SELECT op FROM ops WHERE entry_id = ? ORDER BY id",
                                        [july])]
     assert ops == ["created", "retargeted"]
