@@ -17,7 +17,7 @@ from vaultmem import Vault
 from vaultmem.api import find_root
 from vaultmem.errors import NoIndexError, NotFoundError, UsageError, VaultmemError
 
-from .conftest import FakeEmbedder
+from .conftest import FakeEmbedder, write_files
 
 NOW = datetime(2026, 8, 15, 9, 0)
 LEDGER = """\
@@ -30,31 +30,23 @@ LEDGER = """\
 
 
 def write(root: Path, rel: str, text: str, day: int = 1) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    stamp = datetime(2026, 8, day, 12).timestamp()
-    os.utime(path, (stamp, stamp))
-    return path
+    return write_files(root, {rel: text}, datetime(2026, 8, day, 12)) / rel
 
 
 @pytest.fixture
 def root(tmp_path) -> Path:
-    root = tmp_path / "vault"
-    write(root, "Plumber.md", "# Plumber\nTomasz fixed the boiler; invoice 240 EUR.\n")
-    write(root, "Kitchen.md", "---\naliases: [Cooking room]\ntags: [house]\n---\n"
-                              "# Kitchen\nWorktop quotes from two vendors. See [[Plumber]].\n")
-    write(root, "Passport.md", "# Passport\nRenewed in April.\n")
-    write(root, "ideas/Garden.md", "---\ntype: idea\n---\n# Garden\nA pond by the fence.\n")
-    write(root, "Ledger.md", LEDGER)
-    return root
+    return write_files(tmp_path / "vault", {
+        "Plumber.md": "# Plumber\nTomasz fixed the boiler; invoice 240 EUR.\n",
+        "Kitchen.md": "---\naliases: [Cooking room]\ntags: [house]\n---\n"
+                      "# Kitchen\nWorktop quotes from two vendors. See [[Plumber]].\n",
+        "Passport.md": "# Passport\nRenewed in April.\n",
+        "ideas/Garden.md": "---\ntype: idea\n---\n# Garden\nA pond by the fence.\n",
+        "Ledger.md": LEDGER}, datetime(2026, 8, 1, 12))
 
 
 @pytest.fixture
-def vault(root):
-    with Vault.open(root, create=True, embedder=FakeEmbedder()) as v:
-        v.index(now=NOW)
-        yield v
+def vault(make_vault, root):
+    return make_vault(root=root, index_at=NOW)
 
 
 def test_vault_is_exported_lazily_from_the_package():

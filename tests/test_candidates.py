@@ -4,7 +4,6 @@ deleted, offered by `suggestions`, written to the ledger only by `accept`."""
 from __future__ import annotations
 
 import json
-import os
 from datetime import date, datetime
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from vaultmem import Vault, migrations
 from vaultmem.errors import NotFoundError, UsageError, VaultmemError
 
-from .conftest import FakeEmbedder
+from .conftest import FakeEmbedder, write_files
 
 NOW = datetime(2026, 3, 2, 9, 0)
 CANDIDATE_MIGRATIONS = [name for name, _ in migrations.MIGRATIONS if "candidate" in name]
@@ -32,28 +31,19 @@ She has to hand in her notice before the end of the month.
 
 
 def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    stamp = datetime(2026, 3, 2, 12).timestamp()
-    os.utime(path, (stamp, stamp))
-    return path
+    return write_files(root, {rel: text}, datetime(2026, 3, 2, 12)) / rel
 
 
 @pytest.fixture
 def root(tmp_path) -> Path:
-    root = tmp_path / "vault"
-    write(root, "daily/2026-03-02.md", DAILY)
-    write(root, "Ana.md", "# Ana\nWorks at the studio.\n")
-    write(root, "Lisbon.md", "# Lisbon\nFlights on 12 June.\n")
-    return root
+    return write_files(tmp_path / "vault", {
+        "daily/2026-03-02.md": DAILY, "Ana.md": "# Ana\nWorks at the studio.\n",
+        "Lisbon.md": "# Lisbon\nFlights on 12 June.\n"}, datetime(2026, 3, 2, 12))
 
 
 @pytest.fixture
-def vault(root):
-    with Vault.open(root, create=True, embedder=FakeEmbedder()) as v:
-        v.index(now=NOW)
-        yield v
+def vault(make_vault, root):
+    return make_vault(root=root, index_at=NOW)
 
 
 def rows(vault) -> list[tuple]:

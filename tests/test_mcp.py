@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from datetime import datetime
 from pathlib import Path
 
@@ -18,18 +17,15 @@ from mcp import Client
 from vaultmem import Vault
 from vaultmem.mcp_server import TOOLS, Service, build
 
-from .conftest import FIXTURES, FakeEmbedder
+from .conftest import FakeEmbedder
 
 NOW = "2026-08-15"
 
 
 @pytest.fixture
-def root(tmp_path) -> Path:
-    root = tmp_path / "vault"
-    shutil.copytree(FIXTURES, root, symlinks=True)
-    with Vault.open(root, create=True, embedder=FakeEmbedder()) as v:
-        v.index(now=datetime(2026, 8, 15))
-    return root
+def root(fixture_vault, make_vault) -> Path:
+    make_vault(root=fixture_vault, index_at=datetime(2026, 8, 15)).close()
+    return fixture_vault
 
 
 def session(root: Path, calls, *, watch: bool = True):

@@ -24,16 +24,13 @@ LEDGER = """\
 
 
 @pytest.fixture
-def root(tmp_path, monkeypatch):
-    root = tmp_path / "vault"
-    root.mkdir()
-    (root / "Plumber.md").write_text("# Plumber\nTomasz, the valve.\n", encoding="utf-8")
-    (root / "Ledger.md").write_text(LEDGER, encoding="utf-8")
-    with Vault.open(root, create=True, embedder=FakeEmbedder()) as v:
-        v.index(now=datetime(2026, 8, 1))
+def root(make_vault, monkeypatch):
+    vault = make_vault({"Plumber.md": "# Plumber\nTomasz, the valve.\n"}, ledger=LEDGER,
+                       index_at=datetime(2026, 8, 1))
+    root = vault.settings.vault
     (root / "Ledger.md").write_text(LEDGER.replace("2026-08-15", "2026-08-20"), encoding="utf-8")
-    with Vault.open(root, embedder=FakeEmbedder()) as v:
-        v.index(now=datetime(2026, 8, 2))
+    vault.index(now=datetime(2026, 8, 2))
+    vault.close()
     monkeypatch.setattr(render, "_out_console", None)
     monkeypatch.setattr(render, "_err_console", None)
     return root

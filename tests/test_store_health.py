@@ -11,11 +11,12 @@ import random
 import sqlite3
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from vaultmem import config, recover
+from vaultmem import recover
 from vaultmem import store as store_mod
 from vaultmem.cli import main
 from vaultmem.errors import BusyError, StoreReadOnlyError
@@ -38,18 +39,20 @@ def run(capsys, *args) -> tuple[int, str, str]:
     return code, out, err
 
 
-def make_vault(tmp_path: Path) -> Path:
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "Boiler.md").write_text("# Boiler\n\nThe boiler needs a service before winter.\n")
-    (vault / "Plumber.md").write_text("# Plumber\n\nAsk the plumber about the valve. [[Boiler]]\n")
-    (vault / "Ledger.md").write_text("- [ ] Pay the plumber invoice 📅 2026-08-15 [[Plumber]]\n"
-                                     "- [ ] Service the boiler [[Boiler]] ^boiler\n")
-    assert main(["index", str(vault), "--now", "2026-08-01", "--json"]) == 0
-    (vault / "Ledger.md").write_text("- [ ] Pay the plumber's invoice 📅 2026-08-20 [[Plumber]]\n"
-                                     "- [x] Service the boiler [[Boiler]] ^boiler\n")
-    assert main(["index", str(vault), "--now", "2026-08-02", "--json"]) == 0
-    return vault
+def with_history(make_vault) -> Path:
+    """Three notes indexed on August 1 and 2 with a ledger edit between (so the store holds
+    history), then closed: the vault's folder."""
+    vault = make_vault({
+        "Boiler.md": "# Boiler\n\nThe boiler needs a service before winter.\n",
+        "Plumber.md": "# Plumber\n\nAsk the plumber about the valve. [[Boiler]]\n"},
+        ledger="- [ ] Pay the plumber invoice 📅 2026-08-15 [[Plumber]]\n"
+               "- [ ] Service the boiler [[Boiler]] ^boiler\n", index_at=datetime(2026, 8, 1))
+    (vault.settings.vault / "Ledger.md").write_text(
+        "- [ ] Pay the plumber's invoice 📅 2026-08-20 [[Plumber]]\n"
+        "- [x] Service the boiler [[Boiler]] ^boiler\n")
+    vault.index(now=datetime(2026, 8, 2))
+    vault.close()
+    return vault.settings.vault
 
 
 def damage(db: Path, table: str, seed: int = 1) -> None:
@@ -69,8 +72,8 @@ def damage(db: Path, table: str, seed: int = 1) -> None:
         fh.write(random.Random(seed).randbytes(4096))
 
 
-def test_a_damaged_store_is_named_and_rebuilt_with_its_readable_history(tmp_path, capsys):
-    vault = make_vault(tmp_path)
+def test_a_damaged_store_is_named_and_rebuilt_with_its_readable_history(make_vault, capsys):
+    vault = with_history(make_vault)
     db = vault / ".vaultmem" / "vaultmem.db"
     store = Store.open(db)
     with store.atomic():  # a long ops log, so the damage lands among queries' mentions
@@ -125,8 +128,8 @@ def test_every_table_is_either_carried_over_or_made_again(tmp_path):
     assert tables - made_again == set(recover.HISTORY)
 
 
-def test_a_store_whose_first_page_is_gone_is_rebuilt_from_the_vault(tmp_path, capsys):
-    vault = make_vault(tmp_path)
+def test_a_store_whose_first_page_is_gone_is_rebuilt_from_the_vault(make_vault, capsys):
+    vault = with_history(make_vault)
     db = vault / ".vaultmem" / "vaultmem.db"
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -142,8 +145,8 @@ def test_a_store_whose_first_page_is_gone_is_rebuilt_from_the_vault(tmp_path, ca
     assert "table list is unreadable" in json.dumps(doc["rebuild"]["lost"])
 
 
-def test_a_read_only_store_answers_queries_and_refuses_writes(tmp_path, capsys, monkeypatch):
-    vault = make_vault(tmp_path)
+def test_a_read_only_store_answers_queries_and_refuses_writes(make_vault, capsys, monkeypatch):
+    vault = with_history(make_vault)
     monkeypatch.setattr(store_mod, "_writable", lambda path: False)  # as on a read-only mount
     code, out, err = run(capsys, "query", "boiler service", "--vault", vault, "--json")
     assert code == 0, err
@@ -163,8 +166,8 @@ def test_a_read_only_store_answers_queries_and_refuses_writes(tmp_path, capsys, 
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through file permissions")
-def test_a_store_in_a_folder_without_write_permission_is_opened_read_only(tmp_path, capsys):
-    vault = make_vault(tmp_path)
+def test_a_store_in_a_folder_without_write_permission_is_opened_read_only(make_vault, capsys):
+    vault = with_history(make_vault)
     folder = vault / ".vaultmem"
     for path in folder.iterdir():
         path.chmod(0o444)
@@ -197,10 +200,9 @@ def test_one_writer_at_a_time_with_filelock(tmp_path):
     assert "fcntl" not in Path(store_mod.__file__).read_text()
 
 
-def test_killed_runs_are_marked_interrupted_when_the_next_run_starts(tmp_path):
-    vault = make_vault(tmp_path)
-    settings = config.load(vault)
-    store = Store.open(settings.db)
+def test_killed_runs_are_marked_interrupted_when_the_next_run_starts(make_vault):
+    opened = make_vault(root=with_history(make_vault))
+    settings, store = opened.settings, opened.store
     killed = store.start_run("index", "2026-08-03T10:00:00")  # then SIGKILL: never finished
     with writer_lock(settings.db, "index"):  # another writer really is running
         second = store.start_run("salience", "2026-08-03T10:01:00")
