@@ -234,19 +234,18 @@ def test_local_model_folder_switch_reembeds_and_queries(tmp_path, capsys, monkey
 
 # -- the library behind the CLI (issue: agents) -------------------------------------------
 
-def test_every_json_document_is_the_librarys_as_dict(indexed, capsys):
-    from vaultmem import Vault
-
+def test_every_json_document_is_the_librarys_as_dict(indexed, make_vault, capsys):
     now = ["--now", "2026-08-16"]
-    with Vault.open(indexed) as v:
-        expected = {
-            "due": v.due(now=datetime(2026, 8, 16)).as_dict(),
-            "ledger": v.ledger().as_dict(),
-            "items": v.items().as_dict(),
-            "get": v.get("Home.md").as_dict(),
-            "status": v.status().as_dict(),
-        }
-        query = v.query("bathroom tiles", now=datetime(2026, 8, 16), log=False).as_dict()
+    v = make_vault(root=indexed)  # the real model: this test is marked integration
+    expected = {
+        "due": v.due(now=datetime(2026, 8, 16)).as_dict(),
+        "ledger": v.ledger().as_dict(),
+        "items": v.items().as_dict(),
+        "get": v.get("Home.md").as_dict(),
+        "status": v.status().as_dict(),
+    }
+    query = v.query("bathroom tiles", now=datetime(2026, 8, 16), log=False).as_dict()
+    v.close()
     assert cli_json(capsys, "due", "--vault", indexed, *now) == expected["due"]
     assert cli_json(capsys, "ledger", "--vault", indexed) == expected["ledger"]
     assert cli_json(capsys, "ledger", "--prospective", "--vault", indexed) == expected["items"]

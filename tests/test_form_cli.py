@@ -4,13 +4,14 @@ passing, suggested, accepted, indexed, fires exactly like the same line written 
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from vaultmem.cli import main
+
+from .conftest import write_files
 
 pytestmark = pytest.mark.integration
 
@@ -41,15 +42,8 @@ def cli_json(capsys, *args):
 
 
 def make(root: Path, ledger: str | None) -> Path:
-    for rel, text in NOTES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        stamp = datetime(2026, 3, 6, 12).timestamp()
-        os.utime(path, (stamp, stamp))
-    if ledger is not None:
-        (root / "Ledger.md").write_text(ledger, encoding="utf-8")
-    return root
+    write_files(root, NOTES, datetime(2026, 3, 6, 12))
+    return write_files(root, {"Ledger.md": ledger} if ledger is not None else {})
 
 
 def firing_view(capsys, vault: Path) -> dict:
