@@ -53,6 +53,13 @@ def fake_embedder() -> FakeEmbedder:
 
 
 @pytest.fixture
+def fake_model(monkeypatch) -> None:
+    """The CLI and `Vault` (which load the real model themselves) embed with the fake."""
+    monkeypatch.setattr("vaultmem.embed.FastEmbedder", lambda settings: FakeEmbedder())
+    monkeypatch.setattr("vaultmem.embed.query_embedder", lambda settings: FakeEmbedder())
+
+
+@pytest.fixture
 def fixture_vault(tmp_path: Path) -> Path:
     """A private copy of fixtures_vault/ (tests may edit it)."""
     dest = tmp_path / "vault"

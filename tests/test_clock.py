@@ -16,8 +16,6 @@ from vaultmem.cli import main
 from vaultmem.salience import run_salience
 from vaultmem.store import Store
 
-from .conftest import FakeEmbedder
-
 
 @pytest.fixture
 def kolkata(monkeypatch):
@@ -29,10 +27,7 @@ def kolkata(monkeypatch):
     time.tzset()
 
 
-@pytest.fixture(autouse=True)
-def fake_model(monkeypatch):
-    monkeypatch.setattr("vaultmem.embed.FastEmbedder", lambda settings: FakeEmbedder())
-    monkeypatch.setattr("vaultmem.embed.query_embedder", lambda settings: FakeEmbedder())
+pytestmark = pytest.mark.usefixtures("fake_model")  # CLI runs here embed with the fake
 
 
 def test_aware_moments_become_naive_local_time(kolkata):

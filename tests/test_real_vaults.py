@@ -17,13 +17,7 @@ from vaultmem.cli import main
 from vaultmem.parse import Link
 from vaultmem.resolve import Resolver
 
-from .conftest import FakeEmbedder
-
-
-@pytest.fixture(autouse=True)
-def fake_model(monkeypatch):
-    monkeypatch.setattr("vaultmem.embed.FastEmbedder", lambda settings: FakeEmbedder())
-    monkeypatch.setattr("vaultmem.embed.query_embedder", lambda settings: FakeEmbedder())
+pytestmark = pytest.mark.usefixtures("fake_model")  # CLI runs here embed with the fake
 
 
 def run(capsys, *args) -> tuple[int, str, str]:

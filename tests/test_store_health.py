@@ -23,13 +23,9 @@ from vaultmem.errors import BusyError, StoreReadOnlyError
 from vaultmem.ledger import parse_ledger
 from vaultmem.store import Store, writer_lock
 
-from .conftest import ROOT, FakeEmbedder
+from .conftest import ROOT
 
-
-@pytest.fixture(autouse=True)
-def fake_model(monkeypatch):
-    monkeypatch.setattr("vaultmem.embed.FastEmbedder", lambda settings: FakeEmbedder())
-    monkeypatch.setattr("vaultmem.embed.query_embedder", lambda settings: FakeEmbedder())
+pytestmark = pytest.mark.usefixtures("fake_model")  # CLI runs here embed with the fake
 
 
 def run(capsys, *args) -> tuple[int, str, str]:
