@@ -18,6 +18,8 @@ import pytest
 from vaultmem import Vault
 from vaultmem.watch import Signals, Stopped, indexed_line
 
+from .conftest import write_files
+
 integration = pytest.mark.integration  # the subprocess tests run the real model
 
 
@@ -64,11 +66,9 @@ class Watch:
 
 @pytest.fixture
 def root(tmp_path) -> Path:
-    root = tmp_path / "vault"
-    (root / "notes").mkdir(parents=True)
-    (root / "notes" / "soup.md").write_text("# Soup\n\nRed lentils, cumin and paprika.\n")
-    (root / "notes" / "bike.md").write_text("# Bike\n\nThe rear tyre keeps going flat.\n")
-    return root
+    return write_files(tmp_path / "vault", {
+        "notes/soup.md": "# Soup\n\nRed lentils, cumin and paprika.\n",
+        "notes/bike.md": "# Bike\n\nThe rear tyre keeps going flat.\n"})
 
 
 def indexed_hash_matches(root: Path, rel: str) -> bool:
