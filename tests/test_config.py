@@ -146,7 +146,8 @@ def test_a_config_file_table_and_list_take_their_toml_types(tmp_path):
 
 def test_an_unknown_key_in_the_file_is_refused_by_name(tmp_path, capsys):
     config_file(tmp_path, "weight = 0.4\nwieght = 0.5\n")
-    with pytest.raises(ConfigError, match=r"unknown setting\(s\) \['wieght'\]"):
+    with pytest.raises(ConfigError, match=r"unknown setting\(s\) \['wieght'\] \(from "
+                       r".*config\.toml\)"):
         config.load(tmp_path)
     assert main(["cron", "--vault", str(tmp_path)]) == 1
     out, err = capsys.readouterr()
@@ -155,8 +156,15 @@ def test_an_unknown_key_in_the_file_is_refused_by_name(tmp_path, capsys):
 
 
 def test_an_unknown_flag_is_refused_by_name(tmp_path):
-    with pytest.raises(ConfigError, match=r"unknown setting\(s\) \['fame', 'glory'\]"):
+    with pytest.raises(ConfigError, match=r"unknown setting\(s\) \['fame', 'glory'\] \(from "
+                       r"--fame, --glory\)"):
         config.load(tmp_path, fame=1, glory=2)
+
+
+def test_salience_weights_from_the_environment_may_carry_spaces(tmp_path, monkeypatch):
+    monkeypatch.setenv("VAULTMEM_SALIENCE", "importance = 0.4, recency=0.2")
+    weights = config.load(tmp_path).salience
+    assert (weights["importance"], weights["recency"]) == (0.4, 0.2)
 
 
 def test_vault_and_db_are_not_settings_a_file_may_hold(tmp_path):

@@ -99,9 +99,11 @@ def load(vault: str | Path | None = None, db: str | Path | None = None, **flags:
     values.update(_from_file(vault_path / STORE_DIR / "config.toml"))
     values.update(_from_env())
     values.update({k: (v, f"--{k.replace('_', '-')}") for k, v in flags.items() if v is not None})
-    unknown = set(values) - set(_TUNABLE)
+    unknown = sorted(set(values) - set(_TUNABLE))
     if unknown:
-        raise ConfigError(f"unknown setting(s) {sorted(unknown)}: see `vaultmem status --json`")
+        sources = ", ".join(sorted({values[k][1] for k in unknown}))
+        raise ConfigError(f"unknown setting(s) {unknown} (from {sources}): every setting is "
+                          "listed by `vaultmem status --json`")
     return replace(DEFAULTS, vault=vault_path, db=db_path, **_coerce(values))
 
 
@@ -192,10 +194,12 @@ def _names(raw: Any) -> tuple[str, ...]:
 def _weights(raw: Any) -> dict[str, float]:
     if isinstance(raw, str):
         raw = dict(part.split("=", 1) for part in raw.split(",") if part.strip())
+    if isinstance(raw, dict):
+        raw = {str(key).strip(): value for key, value in raw.items()}
     if not isinstance(raw, dict) or not set(raw) <= set(DEFAULTS.salience):
         raise TypeError(raw)
     merged = dict(DEFAULTS.salience)
-    merged.update({key.strip(): _number(value) for key, value in raw.items()})
+    merged.update({key: _number(value) for key, value in raw.items()})
     return merged
 
 
