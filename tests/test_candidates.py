@@ -144,7 +144,7 @@ def test_an_older_store_reparses_once_to_fill_the_table(root):
         for name in CANDIDATE_MIGRATIONS:
             v.store.execute("DELETE FROM _migrations WHERE name = ?", [name])
         v.store.execute("DELETE FROM ops WHERE op LIKE 'candidate-%'")
-        v.store.db.conn.commit()
+        v.store.conn.commit()
     with Vault.open(root, embedder=FakeEmbedder()) as v:
         assert v.store.get_meta("reparse_all") == "1"
         v.index(now=NOW)

@@ -185,6 +185,6 @@ def test_query_reads_the_vectors_before_it_waits_for_the_model(make_vault, fake_
     store = cold.store
     seen = []
     original = fake_embedder.embed
-    fake_embedder.embed = lambda texts: seen.append(store._matrix is not None) or original(texts)
+    fake_embedder.embed = lambda texts: seen.append(store._matrices.loaded) or original(texts)
     result = cold.query("valve", now=datetime(2026, 8, 15))
     assert seen == [True] and result.results[0].path == "a.md"

@@ -450,13 +450,13 @@ def downgrade_to_first_migration(store: Store) -> list[str]:
     """Make the store look as the first release left it: later tables gone, unrecorded."""
     later = [name for name, _ in migrations.MIGRATIONS[1:]]
     created = tables_by_migration()
-    with store.db.conn:
+    with store.conn:
         for name in later:
             for table in created[name]:
                 # IF EXISTS: dropping an FTS5 table drops its shadow tables with it
-                store.db.conn.execute(f"DROP TABLE IF EXISTS [{table}]")
-        store.db.conn.executemany("DELETE FROM _migrations WHERE name = ?",
-                                  [(n,) for n in later])
+                store.conn.execute(f"DROP TABLE IF EXISTS [{table}]")
+        store.conn.executemany("DELETE FROM _migrations WHERE name = ?",
+                               [(n,) for n in later])
     return later
 
 

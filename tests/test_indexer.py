@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import Vault
+from vaultmem import Vault, matrix
 from vaultmem.store import Store
 
 NOW = datetime(2026, 8, 15, 9, 0)
@@ -182,7 +182,7 @@ def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(make_vault, fak
     [cache] = settings.db.parent.glob("*.matrix-*.npz")
 
     cold = Store.open(settings.db)
-    monkeypatch.setattr(Store, "_matrix_from_rows", lambda *a: pytest.fail("read SQLite"))
+    monkeypatch.setattr(matrix, "from_rows", lambda *a: pytest.fail("read SQLite"))
     assert _same(cold.matrix(fp, dim), first)
     monkeypatch.undo()
 

@@ -43,7 +43,7 @@ def small_common(monkeypatch):
 def found(store: Store, query: str) -> set[str]:
     live = store.execute("SELECT count(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
                          "WHERE n.deleted = 0").fetchone()[0]
-    hits = lexical.search(store.db.conn, query, live)
+    hits = lexical.search(store.conn, query, live)
     owners = store.chunk_notes([cid for cid, _ in hits])
     paths = {i: p for p, i in store.path_ids().items()}
     return {paths[owners[cid]] for cid, _ in hits}
@@ -130,7 +130,7 @@ def test_upgrading_takes_deleted_notes_out_of_the_search_index(vault):
     n1 = store.execute("SELECT id FROM notes WHERE path = 'n1.md'").fetchone()[0]
     chunk = store.execute("SELECT id, text FROM chunks WHERE note_id = ?", [n1]).fetchone()
     # A store from before m007 still has the deleted note's chunk in the index.
-    with store.db.conn:
+    with store.conn:
         store.execute("INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)", list(chunk))
         store.execute("DELETE FROM _migrations WHERE name = 'm007_search_index_holds_live_notes'")
     store.close()
@@ -144,7 +144,7 @@ def test_upgrading_takes_deleted_notes_out_of_the_search_index(vault):
 def coverage_by_path(store: Store, query: str) -> dict[str, float]:
     chunks = dict(store.execute("SELECT c.id, n.path FROM chunks c JOIN notes n "
                                 "ON n.id = c.note_id WHERE n.deleted = 0").fetchall())
-    shares = lexical.coverage(store.db.conn, query, list(chunks))
+    shares = lexical.coverage(store.conn, query, list(chunks))
     return {chunks[cid]: share for cid, share in shares.items()}
 
 
@@ -162,5 +162,5 @@ def test_coverage_reads_titles_and_folds_accents_like_the_search(store):
 
 
 def test_coverage_of_nothing_is_empty(store):
-    assert lexical.coverage(store.db.conn, "!!!", [1, 2]) == {}
-    assert lexical.coverage(store.db.conn, "boiler", []) == {}
+    assert lexical.coverage(store.conn, "!!!", [1, 2]) == {}
+    assert lexical.coverage(store.conn, "boiler", []) == {}

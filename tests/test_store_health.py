@@ -75,10 +75,10 @@ def test_a_damaged_store_is_named_and_rebuilt_with_its_readable_history(make_vau
     with store.atomic():  # a long ops log, so the damage lands among queries' mentions
         for i in range(3000):
             store.add_op("2026-08-03T10:00:00", "retrieved", 1, detail={"rank": i % 5})
-        sid = store.db["surfacings"].insert({"item_id": "boiler", "ts": "2026-08-03T09:00:00",
-                                             "value": 1.2, "message": "m"}).last_pk
-        store.db["feedback"].insert({"surfacing_id": sid, "item_id": "boiler",
-                                     "ts": "2026-08-03T09:05:00", "kind": "dismiss"})
+        sid = store.insert("surfacings", {"item_id": "boiler", "ts": "2026-08-03T09:00:00",
+                                          "value": 1.2, "message": "m"})
+        store.insert("feedback", {"surfacing_id": sid, "item_id": "boiler",
+                                  "ts": "2026-08-03T09:05:00", "kind": "dismiss"})
     ops_before = store.execute("SELECT count(*) FROM ops").fetchone()[0]
     history = store.execute("SELECT id, op, entry_id FROM ops WHERE entry_id IS NOT NULL "
                             "ORDER BY id").fetchall()

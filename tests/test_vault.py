@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from vaultmem.store import StoredNote
+from vaultmem.rows import StoredNote
 from vaultmem.vault import FileStat, plan_changes, scan
 
 

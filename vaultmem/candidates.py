@@ -67,9 +67,9 @@ def _reconcile(store: Store, note_id: int, path: str, drafts: list[form.Candidat
         row = _row(draft, day)
         if i not in pairs:
             cand_id = _new_id(store, draft)
-            store.db["candidates"].insert({"id": cand_id, "note_id": note_id, "key": draft.key,
-                                           **row, "status": "open", "present": 1,
-                                           "first_seen": stamp, "updated_at": stamp})
+            store.insert("candidates", {"id": cand_id, "note_id": note_id, "key": draft.key,
+                                        **row, "status": "open", "present": 1,
+                                        "first_seen": stamp, "updated_at": stamp})
             store.add_op(stamp, "candidate-found", note_id, cand_id,
                          {"path": path, "line": draft.line, "action": draft.action,
                           "due": row["due"], "condition": draft.condition,
@@ -78,8 +78,8 @@ def _reconcile(store: Store, note_id: int, path: str, drafts: list[form.Candidat
         old = known[pairs[i]]
         changed = {k: {"from": old[k], "to": row[k]} for k in _CHANGES if old[k] != row[k]}
         if changed or any(old[k] != row[k] for k in _FIELDS) or old["key"] != draft.key:
-            store.db["candidates"].update(old["id"], {"key": draft.key, **row,
-                                                      "updated_at": stamp})
+            store.update("candidates", old["id"], {"key": draft.key, **row,
+                                                   "updated_at": stamp})
         if changed:
             store.add_op(stamp, "candidate-changed", note_id, old["id"],
                          {"path": path, "line": draft.line, **changed})

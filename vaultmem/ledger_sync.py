@@ -14,7 +14,7 @@ from datetime import date
 from .config import Settings
 from .embed import embed_text
 from .ledger import Known, LedgerEntry, parse_ledger, reconcile
-from .parse import Link
+from .rows import Link
 from .store import Store
 from .vault import content_hash
 
@@ -80,11 +80,11 @@ def _write_entry(store: Store, entry_id: str, path: str, entry: LedgerEntry, sta
     }
     exists = store.execute("SELECT 1 FROM entries WHERE id = ?", [entry_id]).fetchone()
     if exists:
-        store.db["entries"].update(entry_id, row)
+        store.update("entries", entry_id, row)
     else:
-        store.db["entries"].insert({"id": entry_id, "first_seen": stamp, **row})
+        store.insert("entries", {"id": entry_id, "first_seen": stamp, **row})
     store.execute("DELETE FROM entry_links WHERE entry_id = ?", [entry_id])
-    store.db.conn.executemany(
+    store.executemany(
         "INSERT INTO entry_links (entry_id, ord, target_raw) VALUES (?, ?, ?)",
         [(entry_id, i, target) for i, target in enumerate(entry.links)],
     )
@@ -104,7 +104,7 @@ def resolve_entry_links(store: Store, resolver, ids: dict[str, int]) -> None:
     for entry_id, ord_, target, ledger_path in rows:
         hit = resolver.resolve(Link(target, "wiki", None, None, None, 0), ledger_path)
         updates.append((ids.get(hit) if hit else None, entry_id, ord_))
-    store.db.conn.executemany(
+    store.executemany(
         "UPDATE entry_links SET target_id = ? WHERE entry_id = ? AND ord = ?", updates)
 
 
@@ -154,7 +154,7 @@ def refresh_views(store: Store) -> bool:
         return False
     with store.atomic():
         store.execute("DELETE FROM entry_views")
-        store.db.conn.executemany(
+        store.executemany(
             "INSERT INTO entry_views (entry_id, ord, kind, text, hash) VALUES (?, ?, ?, ?, ?)",
             want)
     return True

@@ -7,9 +7,12 @@ version is brought up to date in place (and unchanged text keeps its vectors).
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from sqlite_utils import Database
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = []
 
@@ -19,17 +22,29 @@ def migration(fn: Callable[[Database], None]) -> Callable[[Database], None]:
     return fn
 
 
-def apply(db: Database) -> list[str]:
+def missing(conn: sqlite3.Connection) -> list[str]:
+    """The migrations not yet recorded in the store, in order (plain sqlite3)."""
+    done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+    return [name for name, _ in MIGRATIONS if name not in done]
+
+
+def apply(conn: sqlite3.Connection) -> list[str]:
     """Run every migration not yet recorded; return the names applied.
 
     Each runs under BEGIN IMMEDIATE and re-checks its record inside, so two
-    processes opening a new store at once cannot both apply it.
+    processes opening a new store at once cannot both apply it. sqlite-utils (whose
+    table helpers the migrations use) is imported only when one has to run.
     """
-    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
-    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    todo = missing(conn)
+    if not todo:
+        return []
+    from sqlite_utils import Database
+
+    db = Database(conn, execute_plugins=False)
     applied = []
     for name, fn in MIGRATIONS:
-        if name in done:
+        if name not in todo:
             continue
         db.execute("BEGIN IMMEDIATE")
         try:

@@ -52,8 +52,8 @@ def find(store: Store, name: str) -> tuple[int, str]:
                          "ORDER BY deleted", [wanted, wanted + ".md"]).fetchall()
     if rows:
         return rows[0]
-    from .parse import Link
     from .resolve import Resolver
+    from .rows import Link
 
     hit = Resolver(store.live_notes_with_aliases()).resolve(
         Link(wanted.removesuffix(".md"), "wiki", None, None, None, 0), "")

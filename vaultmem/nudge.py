@@ -324,16 +324,16 @@ def _sent_today(store: Store, now: datetime) -> int:
 def _save(store: Store, now: datetime, updates, nudge: Nudge | None) -> None:
     stamp = now.isoformat(timespec="seconds")
     with store.atomic():
-        store.db.conn.executemany(
+        store.executemany(
             "INSERT INTO nudge_state (item_id, armed, value, updated_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(item_id) DO UPDATE SET armed = excluded.armed, value = excluded.value, "
             "updated_at = excluded.updated_at",
             [(i, int(a), float(v), stamp) for i, a, v in updates])
         if nudge:
             message = f"{nudge.item.text} — {nudge.why}"
-            nudge.surfacing_id = store.db["surfacings"].insert(
-                {"item_id": nudge.item.id, "ts": stamp, "value": nudge.value,
-                 "message": message}).last_pk
+            nudge.surfacing_id = store.insert(
+                "surfacings", {"item_id": nudge.item.id, "ts": stamp, "value": nudge.value,
+                               "message": message})
             # A nudge mentions its notes: it feeds their ACT-R activation (SPEC 4).
             for path in nudge.item.notes:
                 row = store.execute("SELECT id FROM notes WHERE path = ?", [path]).fetchone()
@@ -394,8 +394,8 @@ def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
     until = ((now + (snooze or DEFAULT_SNOOZE)).isoformat(timespec="seconds")
              if kind == "snooze" else None)
     with store.atomic():
-        store.db["feedback"].insert({"surfacing_id": row[0], "item_id": item_id, "ts": stamp,
-                                     "kind": kind, "until": until})
+        store.insert("feedback", {"surfacing_id": row[0], "item_id": item_id, "ts": stamp,
+                                  "kind": kind, "until": until})
         if until:
             store.execute(
                 # A snooze re-arms: once it ends, a still-pressing item may speak again.

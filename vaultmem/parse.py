@@ -20,6 +20,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import backtick
 from markdown_it.token import Token
 
+from .rows import Link
+
 _MAX_FM_NODES = 10_000
 _MAX_FM_DEPTH = 20
 _MIN_SECTION_CHARS = 80
@@ -43,18 +45,6 @@ _TAG_SPLIT = re.compile(r"[,\s]+")
 _YAML = frontmatter.YAMLHandler()
 # libyaml when present: several times faster on thousands of small front matters.
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-@dataclass(frozen=True)
-class Link:
-    """One outgoing link, as written in the note."""
-
-    target: str
-    kind: str
-    heading: str | None
-    block: str | None
-    label: str | None
-    line: int
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],
         row = known.get(draft.key)
         if row is None:
             item_id = _new_id(store, path, draft)
-            store.db["prospective"].insert({
+            store.insert("prospective", {
                 "id": item_id, "note_id": note_id, "kind": draft.kind, "text": draft.text,
                 "line": draft.line, "block_id": draft.block_id, "level": draft.level,
                 "status": "closed" if draft.closed else "open", "closed": int(draft.closed),
@@ -111,7 +111,7 @@ def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],
         elif not draft.closed and was_closed:
             fields["status"] = "open"
             store.add_op(stamp, "item-status", note_id, item_id, {"from": status, "to": "open"})
-        store.db["prospective"].update(item_id, fields)
+        store.update("prospective", item_id, fields)
     for key, row in known.items():
         if key not in seen:
             store.execute("UPDATE prospective SET present = 0, updated_at = ? WHERE id = ?",

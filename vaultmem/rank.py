@@ -20,7 +20,7 @@ from datetime import datetime
 
 import numpy as np
 
-from . import clock, commitments, lexical, prospective, trigger
+from . import clock, commitments, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder
 from .errors import UsageError
@@ -268,11 +268,11 @@ def _lexical_leg(store, text, note_ids, eligible, chunks):
     n = len(note_ids)
     bm25 = np.full(n, np.inf)
     share = np.zeros(n)
-    hits = lexical.search(store.db.conn, text, chunks)
+    hits = store.lexical_hits(text, chunks)
     if hits:
         ids = [cid for cid, _ in hits]
         owners = store.chunk_notes(ids)
-        covered = lexical.coverage(store.db.conn, text, ids)
+        covered = store.lexical_coverage(text, ids)
         owner = np.array([owners.get(cid, -1) for cid in ids], dtype=np.int64)
         scores = np.array([score for _, score in hits])
         held = np.array([covered.get(cid, 0.0) for cid in ids])

@@ -261,7 +261,7 @@ def _insert(store: Store, table: str, rows: list[dict]) -> None:
         names = tuple(k for k in row if k in columns)
         groups.setdefault(names, []).append(tuple(row[k] for k in names))
     for names, values in groups.items():
-        store.db.conn.executemany(
+        store.executemany(
             f"INSERT OR IGNORE INTO [{table}] ({', '.join(f'[{k}]' for k in names)}) "
             f"VALUES ({', '.join('?' * len(names))})", values)
 

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from vaultmem.parse import Link
+from .rows import Link
 
 # A name ending like "image.png" or "file.pdf" names an attachment, not a note;
 # "Release v1.2" still resolves when a note of that name exists.

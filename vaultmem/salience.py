@@ -213,7 +213,7 @@ def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceRep
     refresh_lifecycle(store, settings, now)
     with store.atomic():
         store.execute("DELETE FROM salience")
-        store.db.conn.executemany(
+        store.executemany(
             "INSERT INTO salience (note_id, importance, activation, centrality, prospective, "
             "recency, score, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(ids[i], *(float(parts[n][i]) for n in COMPONENTS), float(score[i]), stamp)

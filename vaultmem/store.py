@@ -1,30 +1,48 @@
 """The SQLite store: opening (WAL, migrations), and the reads and writes the core needs.
 
-All SQL lives here. Callers get plain tuples/dataclasses back and wrap a
+The store layer is this module with `migrations.py` (every table's shape), `matrix.py`
+(the query matrix and its copy beside the database) and `lexical.py` (FTS5 over
+`chunks_fts`, given the connection). Nothing outside it touches the connection: callers
+use `Store`'s methods (`execute` and `executemany` for the SQL of the tables they own,
+`insert` and `update` for rows), get plain tuples and dataclasses back, and wrap a
 sequence of writes in `store.atomic()`.
+
+Which module writes which tables (every reader may read any of them):
+
+    notes, chunks, chunks_fts, links, tags,       indexer.py, through the note, link and
+      aliases, resolved_pairs, vectors              vector methods here
+    ops, runs, warnings, meta                     here (`add_op`, `start_run`,
+                                                    `finish_run`, `replace_warnings`,
+                                                    `set_meta`, `bump_generation`), for
+                                                    every writer
+    entries, entry_links, entry_views             ledger_sync.py (and indexer.py when a
+                                                    ledger note moves)
+    prospective                                   prospective.py
+    candidates                                    candidates.py
+    salience                                      salience.py
+    nudge_state, surfacings, feedback             nudge.py
+    _migrations, and every table's columns        migrations.py
+    all of them, once                             recover.py, rebuilding a damaged store
+                                                    with the history it could read
+
+A store opens with the standard library's sqlite3 alone: sqlite-utils is imported only
+when a migration has to run, so a query does not pay for it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import os
+import re
 import sqlite3
-import stat
-import tempfile
 import time
-import zipfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
-from sqlite_utils import Database
 
-from . import migrations
+from . import lexical, migrations
 from .errors import (
     BusyError,
     NoIndexError,
@@ -32,50 +50,37 @@ from .errors import (
     StoreReadOnlyError,
     VaultmemError,
 )
-from .lexical import fts_row
+from .matrix import Matrix, MatrixCache
+from .rows import StoredNote
 
-
-class StoredNote(NamedTuple):
-    """A note's row as the planner sees it (a tuple: 50,000 of them are built per run)."""
-
-    id: int
-    path: str
-    size: int | None
-    mtime_ns: int | None
-    hash: str | None
-    deleted: bool
-    problem: str | None = None
-
-
-@dataclass(frozen=True)
-class Matrix:
-    """Every live chunk vector, rows grouped by note (for a per-note max)."""
-
-    chunk_ids: np.ndarray
-    note_ids: np.ndarray
-    vectors: np.ndarray  # float32 (n, dim), unit-normalised
-    starts: np.ndarray  # index of each note's first row, for np.maximum.reduceat
-
+__all__ = ["Matrix", "Store", "StoredNote", "explain", "writer_lock", "writer_running"]
 
 _DAMAGE = ("malformed", "not a database", "file is encrypted", "disk image")
 _READ_ONLY = ("readonly", "read-only")
 _OPENED: dict[str, Path] = {}  # the store this process opened last: named in error messages
 
 
-def _connect(path: Path) -> Database:
-    db = Database(path, execute_plugins=False)
+# Statements that open or close a transaction themselves: `Store.execute` leaves them be.
+_TRANSACTION_WORDS = frozenset({"BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"})
+_FIRST_WORD = re.compile(r"\s*([A-Za-z]*)")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path))
     try:
-        db.execute("PRAGMA busy_timeout = 10000")
-        db.enable_wal()
-        db.execute("PRAGMA synchronous = NORMAL")
-        migrations.apply(db)
+        conn.execute("PRAGMA recursive_triggers = on")
+        conn.execute("PRAGMA busy_timeout = 10000")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode = wal")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        migrations.apply(conn)
     except BaseException:
-        db.close()
+        conn.close()
         raise
-    return db
+    return conn
 
 
-def _connect_read_only(path: Path) -> Database:
+def _connect_read_only(path: Path) -> sqlite3.Connection:
     """Open without writing anything: `mode=ro` reads the WAL if there is one; on a
     read-only mount where its index file cannot be made, `immutable=1` reads the main
     file alone (nothing can be writing it there)."""
@@ -88,15 +93,14 @@ def _connect_read_only(path: Path) -> Database:
             conn.close()
             last = exc
             continue
-        db = Database(conn, execute_plugins=False)
-        done = {r[0] for r in db.execute("SELECT name FROM _migrations")}
-        missing = [name for name, _ in migrations.MIGRATIONS if name not in done]
+        conn.execute("PRAGMA recursive_triggers = on")
+        missing = migrations.missing(conn)
         if missing:
-            db.close()
+            conn.close()
             raise VaultmemError(f"{path}: the store needs upgrading ({', '.join(missing)}) "
                                 "but is read-only: run `vaultmem index` once where it can be "
                                 "written")
-        return db
+        return conn
     raise sqlite3.OperationalError(str(last))
 
 
@@ -156,13 +160,13 @@ def writer_running(db_path: Path) -> bool:
 class Store:
     """A vaultmem database. Open with `Store.open(path)`."""
 
-    def __init__(self, db: Database, path: Path, read_only: bool = False):
-        self.db = db
+    def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False):
+        self.conn = conn  # for the store layer (lexical.py) and tests; callers use methods
         self.path = path
         self.read_only = read_only
         self._locked = False
-        self._matrix: tuple[tuple, Matrix] | None = None
-        self._titles: tuple[tuple, dict] | None = None
+        self._matrices = MatrixCache(path)
+        self._titles: tuple[str, dict] | None = None
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False, vault: Path | None = None) -> Store:
@@ -211,14 +215,14 @@ class Store:
         raise AssertionError("unreachable")
 
     @staticmethod
-    def _guarded(connect, path: Path) -> Database:
+    def _guarded(connect, path: Path) -> sqlite3.Connection:
         try:
             return connect(path)
         except sqlite3.DatabaseError as exc:
             raise _unusable(path, exc) from None
 
     def close(self) -> None:
-        self.db.close()
+        self.conn.close()
 
     @contextmanager
     def writer_lock(self, what: str) -> Iterator[None]:
@@ -251,24 +255,72 @@ class Store:
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
-        with self.db.atomic():
+        """One transaction; nested, a savepoint (rolled back alone if its block fails)."""
+        if self.conn.in_transaction:
+            self.conn.execute("SAVEPOINT atomic")
+            try:
+                yield
+            except BaseException:
+                if self.conn.in_transaction:  # an error may have ended the transaction
+                    self.conn.execute("ROLLBACK TO SAVEPOINT atomic")
+                    self.conn.execute("RELEASE SAVEPOINT atomic")
+                raise
+            self.conn.execute("RELEASE SAVEPOINT atomic")
+            return
+        self.conn.execute("BEGIN")
+        try:
             yield
+            self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
         """A read transaction: every read inside sees one consistent state (WAL), even
         while an index run commits in another process."""
-        if self.db.conn.in_transaction:
+        if self.conn.in_transaction:
             yield
             return
-        self.db.conn.execute("BEGIN")
+        self.conn.execute("BEGIN")
         try:
             yield
         finally:
-            self.db.conn.execute("COMMIT")
+            self.conn.execute("COMMIT")
 
     def execute(self, sql: str, params: Iterable = ()) -> sqlite3.Cursor:
-        return self.db.execute(sql, list(params))
+        """Run one statement. A write outside `atomic()` is committed at once, so no
+        statement leaves a transaction open behind it."""
+        was_open = self.conn.in_transaction
+        try:
+            cursor = self.conn.execute(sql, list(params))
+        except Exception:
+            if not was_open and self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        if (not was_open and self.conn.in_transaction and cursor.description is None
+                and _FIRST_WORD.match(sql).group(1).upper() not in _TRANSACTION_WORDS):
+            self.conn.execute("COMMIT")
+        return cursor
+
+    def executemany(self, sql: str, rows: Iterable[tuple]) -> None:
+        """One statement over many rows (inside the caller's `atomic()`)."""
+        self.conn.executemany(sql, rows)
+
+    def insert(self, table: str, row: dict) -> int:
+        """Add one row; its rowid."""
+        names = ", ".join(f"[{k}]" for k in row)
+        return self.execute(f"INSERT INTO [{table}] ({names}) VALUES "
+                            f"({', '.join('?' * len(row))})", row.values()).lastrowid
+
+    def update(self, table: str, row_id: int | str, fields: dict) -> None:
+        """Change `fields` of the row whose `id` is `row_id` (which must exist)."""
+        sets = ", ".join(f"[{k}] = ?" for k in fields)
+        cursor = self.execute(f"UPDATE [{table}] SET {sets} WHERE id = ?",
+                              [*fields.values(), row_id])
+        if cursor.rowcount != 1:
+            raise LookupError(f"{table}: no row {row_id!r}")
 
     # -- notes ---------------------------------------------------------------
 
@@ -302,7 +354,7 @@ class Store:
         Raw executemany rather than sqlite-utils' insert_all: this runs once per
         changed note, and insert_all introspects the table on every call.
         """
-        conn = self.db.conn
+        conn = self.conn
         conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks "
                      "WHERE note_id = ?)", [note_id])
         for table in ("chunks", "tags", "aliases"):
@@ -324,7 +376,8 @@ class Store:
         rows = conn.execute("SELECT id, heading, text FROM chunks WHERE note_id = ?", [note_id])
         conn.executemany(
             "INSERT INTO chunks_fts (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)",
-            [fts_row(cid, title, list(aliases), heading, text) for cid, heading, text in rows])
+            [lexical.fts_row(cid, title, list(aliases), heading, text)
+             for cid, heading, text in rows])
 
     def live_notes_with_aliases(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -369,9 +422,9 @@ class Store:
         if sources is None:
             self.execute("DELETE FROM resolved_pairs")
         else:
-            self.db.conn.executemany("DELETE FROM resolved_pairs WHERE source_id = ?",
+            self.conn.executemany("DELETE FROM resolved_pairs WHERE source_id = ?",
                                      [(s,) for s in sources])
-        self.db.conn.executemany("INSERT INTO resolved_pairs (source_id, target_id) VALUES (?, ?)",
+        self.conn.executemany("INSERT INTO resolved_pairs (source_id, target_id) VALUES (?, ?)",
                                  sorted(pairs))
 
     def link_rows(self) -> tuple[int, list[tuple]]:
@@ -407,7 +460,7 @@ class Store:
         return rows
 
     def set_link_targets(self, updates: Iterable[tuple[int | None, int]]) -> None:
-        self.db.conn.executemany("UPDATE links SET target_id = ? WHERE id = ?", updates)
+        self.conn.executemany("UPDATE links SET target_id = ? WHERE id = ?", updates)
 
     # -- ops, runs, warnings, meta -------------------------------------------
 
@@ -425,34 +478,32 @@ class Store:
         with self.atomic():
             if stale:
                 self.execute("UPDATE runs SET status = 'interrupted' WHERE status = 'running'")
-            return self.db["runs"].insert(
-                {"kind": kind, "started": started, "status": "running"}
-            ).last_pk
+            return self.insert("runs", {"kind": kind, "started": started, "status": "running"})
 
     def finish_run(self, run_id: int, finished: str, status: str, counts: dict) -> None:
         with self.atomic():
-            self.db["runs"].update(
-                run_id, {"finished": finished, "status": status, "counts": json.dumps(counts)}
-            )
+            self.update("runs", run_id,
+                        {"finished": finished, "status": status, "counts": json.dumps(counts)})
 
     def replace_warnings(self, source: str, paths: Iterable[str] | None, rows) -> None:
         """Drop the warnings of `source` (for `paths`, or all if None), then add `rows`."""
         if paths is None:
             self.execute("DELETE FROM warnings WHERE source = ?", [source])
         else:
-            self.db.conn.executemany(
+            self.conn.executemany(
                 "DELETE FROM warnings WHERE source = ? AND path = ?", [(source, p) for p in paths]
             )
-        self.db["warnings"].insert_all(
-            ({"path": p, "line": ln, "message": m, "source": source} for p, ln, m in rows)
-        )
+        self.conn.executemany(
+            "INSERT INTO warnings (path, line, message, source) VALUES (?, ?, ?, ?)",
+            ((p, ln, m, source) for p, ln, m in rows))
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return row[0] if row else default
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db["meta"].upsert({"key": key, "value": value}, pk="key")
+        self.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
+                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value])
 
     # -- vectors ---------------------------------------------------------------
 
@@ -507,12 +558,12 @@ class Store:
         return {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows}
 
     def put_vectors(self, fingerprint: str, rows: Iterable[tuple[str, bytes]]) -> None:
-        self.db.conn.executemany(
+        self.conn.executemany(
             "INSERT OR REPLACE INTO vectors (hash, fingerprint, vector) VALUES (?, ?, ?)",
             ((h, fingerprint, blob) for h, blob in rows),
         )
 
-    def _version(self) -> str:
+    def generation(self) -> str:
         """The store's generation: bumped in every transaction that changes notes, chunks
         or vectors (by any process), and by nothing else, so logging a query's mentions
         does not throw away the in-process caches."""
@@ -524,12 +575,12 @@ class Store:
 
     def note_titles(self) -> dict[int, tuple[str, str]]:
         """{note id: (path, title)} of live notes, cached like `matrix`."""
-        version = self._version()
-        if self._titles and self._titles[0] == version:
+        generation = self.generation()
+        if self._titles and self._titles[0] == generation:
             return self._titles[1]
         rows = self.execute("SELECT id, path, title FROM notes WHERE deleted = 0")
         titles = {r[0]: (r[1], r[2]) for r in rows}
-        self._titles = (version, titles)
+        self._titles = (generation, titles)
         return titles
 
     def salience_scores(self) -> tuple[np.ndarray, np.ndarray]:
@@ -564,90 +615,30 @@ class Store:
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def matrix(self, fingerprint: str, dim: int) -> Matrix:
-        """All live chunk vectors, cached until another write changes the database.
+        """All live chunk vectors, cached in process and beside the database until
+        another write changes the store (`matrix.MatrixCache`)."""
+        return self._matrices.get(self, fingerprint, dim)
 
-        In process the matrix is kept between queries; across processes a copy is kept
-        beside the database (`<db>.matrix-<model>.npz`), stamped with the store's identity
-        and generation, so a cold query reads one file instead of a row per chunk. The
-        vectors themselves live in SQLite: a stale, missing or unreadable copy is simply
-        rebuilt from there.
-        """
-        with self.snapshot():  # the generation and the rows it stamps, from one state
-            version = self._version()
-            if self._matrix and self._matrix[0] == (fingerprint, version):
-                return self._matrix[1]
-            stamp = f"{self.get_meta('store_id', '')}:{version}"
-            path = self._matrix_path(fingerprint)
-            matrix = _read_matrix(path, stamp, dim)
-            if matrix is None:
-                matrix = self._matrix_from_rows(fingerprint, dim)
-                _write_matrix(path, stamp, matrix, like=self.path)
-        self._matrix = ((fingerprint, version), matrix)
-        return matrix
-
-    def _matrix_path(self, fingerprint: str) -> Path:
-        digest = hashlib.sha1(fingerprint.encode()).hexdigest()[:12]
-        return self.path.with_name(f"{self.path.name}.matrix-{digest}.npz")
-
-    def _matrix_from_rows(self, fingerprint: str, dim: int) -> Matrix:
-        """Read a block of rows at a time into arrays: peak memory stays near the
-        matrix itself (at 50,000 notes, 300 MB), not twice it plus a Python object per row."""
+    def vector_rows(self, fingerprint: str) -> tuple[int, sqlite3.Cursor]:
+        """(how many, a cursor over (chunk id, note id, vector blob)) of every live
+        chunk with a vector under `fingerprint`, by note and chunk order. Call it inside
+        `snapshot()`, so the count and the rows come from one state."""
         joins = ("FROM chunks c JOIN notes n ON n.id = c.note_id AND n.deleted = 0 "
                  "JOIN vectors v ON v.hash = c.hash AND v.fingerprint = ?")
-        with self.snapshot():  # the count and the rows from one state of the store
-            n = self.execute(f"SELECT count(*) {joins}", [fingerprint]).fetchone()[0]
-            chunk_ids = np.empty(n, np.int64)
-            note_ids = np.empty(n, np.int64)
-            vectors = np.empty((n, dim), np.float32)
-            cursor = self.execute(f"SELECT c.id, c.note_id, v.vector {joins} "
-                                  "ORDER BY c.note_id, c.ord", [fingerprint])
-            filled = 0
-            while rows := cursor.fetchmany(4096):
-                end = filled + len(rows)
-                chunk_ids[filled:end] = [r[0] for r in rows]
-                note_ids[filled:end] = [r[1] for r in rows]
-                vectors[filled:end] = np.frombuffer(b"".join(r[2] for r in rows),
-                                                    np.float32).reshape(len(rows), dim)
-                filled = end
-        starts = np.flatnonzero(np.r_[True, note_ids[1:] != note_ids[:-1]]) if n else note_ids
-        return Matrix(chunk_ids, note_ids, vectors, starts)
+        n = self.execute(f"SELECT count(*) {joins}", [fingerprint]).fetchone()[0]
+        return n, self.execute(f"SELECT c.id, c.note_id, v.vector {joins} "
+                               "ORDER BY c.note_id, c.ord", [fingerprint])
+
+    def lexical_hits(self, text: str, chunks: int) -> list[tuple[int, float]]:
+        """(chunk id, BM25) of the chunks matching `text`'s words (`lexical.search`)."""
+        return lexical.search(self.conn, text, chunks)
+
+    def lexical_coverage(self, text: str, chunk_ids: list[int]) -> dict[int, float]:
+        """{chunk id: the share of `text`'s words it holds} (`lexical.coverage`)."""
+        return lexical.coverage(self.conn, text, chunk_ids)
 
 
 def _unusable(path: Path, exc: sqlite3.DatabaseError) -> VaultmemError:
     if any(word in str(exc).lower() for word in _DAMAGE):
         return StoreDamagedError(path, str(exc))
     return VaultmemError(f"{path}: not a usable vaultmem store ({exc})")
-
-
-def _read_matrix(path: Path, stamp: str, dim: int) -> Matrix | None:
-    """The cached matrix if it was written from exactly this store state, else None."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if str(data["stamp"]) != stamp or data["vectors"].shape[1:] != (dim,):
-                return None
-            return Matrix(data["chunk_ids"], data["note_ids"], data["vectors"], data["starts"])
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-        return None
-
-
-def _write_matrix(path: Path, stamp: str, matrix: Matrix, like: Path) -> None:
-    """Best effort and atomic: a reader sees the old file or the new one, never half.
-    The file gets the database's permissions (it holds the same vectors)."""
-    tmp = None
-    try:
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
-                                         suffix=".tmp", delete=False) as fh:
-            tmp = fh.name
-            np.savez(fh, stamp=np.array(stamp), chunk_ids=matrix.chunk_ids,
-                     note_ids=matrix.note_ids, vectors=matrix.vectors, starts=matrix.starts)
-        os.chmod(tmp, stat.S_IMODE(os.stat(like).st_mode))
-        os.replace(tmp, path)
-        # Another model's copy can never be current again: using that model means an
-        # index run, which changes the generation. At 50,000 notes each copy is 300 MB.
-        for other in path.parent.glob(f"{like.name}.matrix-*.npz"):
-            if other != path:
-                other.unlink(missing_ok=True)
-    except OSError:  # a read-only folder or a full disk: queries just read SQLite
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)

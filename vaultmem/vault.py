@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
-from .store import StoredNote
+from .rows import StoredNote
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,123 @@
+"""The query matrix: every live chunk vector in one float32 array, rows grouped by note.
+
+Part of the store layer. It owns no table: the rows come from the store
+(`Store.vector_rows`), and the store's generation says when they changed. It owns
+the file `<db>.matrix-<digest>.npz` beside the database: a copy of the matrix stamped
+with the store's identity and generation, so a cold query reads one file instead of a
+row per chunk. The vectors themselves live in SQLite: a stale, missing or unreadable
+copy is simply rebuilt from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .store import Store
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Every live chunk vector, rows grouped by note (for a per-note max)."""
+
+    chunk_ids: np.ndarray
+    note_ids: np.ndarray
+    vectors: np.ndarray  # float32 (n, dim), unit-normalised
+    starts: np.ndarray  # index of each note's first row, for np.maximum.reduceat
+
+
+class MatrixCache:
+    """One store's matrix, kept in process between queries and in a file across them."""
+
+    def __init__(self, db_path: Path):
+        self.db_path = db_path
+        self._kept: tuple[tuple[str, str], Matrix] | None = None  # ((fingerprint, generation), …)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a matrix is held in this process."""
+        return self._kept is not None
+
+    def get(self, store: Store, fingerprint: str, dim: int) -> Matrix:
+        """The matrix of `store` under `fingerprint`, cached until a write changes the
+        store's generation (in any process)."""
+        with store.snapshot():  # the generation and the rows it stamps, from one state
+            generation = store.generation()
+            if self._kept and self._kept[0] == (fingerprint, generation):
+                return self._kept[1]
+            stamp = f"{store.get_meta('store_id', '')}:{generation}"
+            path = self.path(fingerprint)
+            matrix = read(path, stamp, dim)
+            if matrix is None:
+                matrix = from_rows(store, fingerprint, dim)
+                write(path, stamp, matrix, like=self.db_path)
+        self._kept = ((fingerprint, generation), matrix)
+        return matrix
+
+    def path(self, fingerprint: str) -> Path:
+        digest = hashlib.sha1(fingerprint.encode()).hexdigest()[:12]
+        return self.db_path.with_name(f"{self.db_path.name}.matrix-{digest}.npz")
+
+
+def from_rows(store: Store, fingerprint: str, dim: int) -> Matrix:
+    """Read a block of rows at a time into arrays: peak memory stays near the matrix
+    itself (at 50,000 notes, 300 MB), not twice it plus a Python object per row."""
+    with store.snapshot():  # the count and the rows from one state of the store
+        n, cursor = store.vector_rows(fingerprint)
+        chunk_ids = np.empty(n, np.int64)
+        note_ids = np.empty(n, np.int64)
+        vectors = np.empty((n, dim), np.float32)
+        filled = 0
+        while rows := cursor.fetchmany(4096):
+            end = filled + len(rows)
+            chunk_ids[filled:end] = [r[0] for r in rows]
+            note_ids[filled:end] = [r[1] for r in rows]
+            vectors[filled:end] = np.frombuffer(b"".join(r[2] for r in rows),
+                                                np.float32).reshape(len(rows), dim)
+            filled = end
+    starts = np.flatnonzero(np.r_[True, note_ids[1:] != note_ids[:-1]]) if n else note_ids
+    return Matrix(chunk_ids, note_ids, vectors, starts)
+
+
+def read(path: Path, stamp: str, dim: int) -> Matrix | None:
+    """The cached matrix if it was written from exactly this store state, else None."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["stamp"]) != stamp or data["vectors"].shape[1:] != (dim,):
+                return None
+            return Matrix(data["chunk_ids"], data["note_ids"], data["vectors"], data["starts"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None
+
+
+def write(path: Path, stamp: str, matrix: Matrix, like: Path) -> None:
+    """Best effort and atomic: a reader sees the old file or the new one, never half.
+    The file gets the database's permissions (it holds the same vectors)."""
+    tmp = None
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
+                                         suffix=".tmp", delete=False) as fh:
+            tmp = fh.name
+            np.savez(fh, stamp=np.array(stamp), chunk_ids=matrix.chunk_ids,
+                     note_ids=matrix.note_ids, vectors=matrix.vectors, starts=matrix.starts)
+        os.chmod(tmp, stat.S_IMODE(os.stat(like).st_mode))
+        os.replace(tmp, path)
+        # Another model's copy can never be current again: using that model means an
+        # index run, which changes the generation. At 50,000 notes each copy is 300 MB.
+        for other in path.parent.glob(f"{like.name}.matrix-*.npz"):
+            if other != path:
+                other.unlink(missing_ok=True)
+    except OSError:  # a read-only folder or a full disk: queries just read SQLite
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
