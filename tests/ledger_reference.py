@@ -20,6 +20,16 @@ from vaultmem.ledger import (
 )
 
 
+def similarity(a, b) -> float:
+    """How likely ``b`` is an edit of ``a``: action ratio plus link and date bonuses, as
+    the fuzzy stage scores a pair. Two different block ids mean two different
+    commitments (0.0)."""
+    if _distinct_blocks(a, b):
+        return 0.0
+    matcher = difflib.SequenceMatcher(None, a.action.lower(), b.action.lower(), autojunk=False)
+    return matcher.ratio() + _bonus(a, b)
+
+
 def match_exhaustive(known, current) -> dict[int, int]:
     """current index -> known index: the exact stages, then every pair compared."""
     pairs: dict[int, int] = {}

@@ -13,7 +13,7 @@ import pytest
 
 from vaultmem import ledger
 
-from .ledger_reference import match_exhaustive
+from .ledger_reference import match_exhaustive, similarity
 from .test_hardening import load_script
 
 bench = load_script("bench_ledger")
@@ -36,7 +36,7 @@ def test_blocked_matcher_keeps_every_identity_the_exhaustive_one_kept(n, seed):
         assert new.get(ci) == ki, f"{current[ci].action!r}: was {known[ki].entry.action!r}"
     extra = new.keys() - old.keys()
     for ci in extra:
-        assert ledger.similarity(known[new[ci]].entry, current[ci]) >= ledger.MATCH_THRESHOLD
+        assert similarity(known[new[ci]].entry, current[ci]) >= ledger.MATCH_THRESHOLD
     assert len(extra) <= 0.01 * n
     assert sum(truth[ci] == ki for ci, ki in new.items()) >= 0.98 * n
 

@@ -163,7 +163,6 @@ def test_non_ascii_names_match_across_case_and_unicode_normalization(resolver):
     assert resolver.resolve(wiki("José Núñez"), "Home.md") == "people/José Núñez.md"
     assert resolver.resolve(wiki("JOSÉ NÚÑEZ"), "Home.md") == "people/José Núñez.md"
     assert resolver.resolve(wiki(nfd), "Home.md") == "people/José Núñez.md"
-    assert resolver.alias_of("PEPE") == ["people/José Núñez.md"]
     note = parse_note("[j](../people/Jos%C3%A9%20N%C3%BA%C3%B1ez.md)", "x/Meeting.md")
     assert resolver.resolve(note.links[0], "x/Meeting.md") == "people/José Núñez.md"
 
@@ -180,11 +179,9 @@ def test_tie_breaks_are_stable_whatever_the_insertion_order():
         assert Resolver({p: [] for p in order}).resolve(wiki("note"), "x.md") == "a/Note.md"
 
 
-def test_an_alias_resolves_nothing_but_names_its_notes_shortest_first():
+def test_an_alias_resolves_nothing():
     resolver = Resolver({"long/folder/A.md": ["Same"], "B.md": ["same"], "C/D.md": ["SAME"]})
     assert resolver.resolve(wiki("same"), "x.md") is None
-    assert resolver.alias_of("Same") == ["B.md", "C/D.md", "long/folder/A.md"]
-    assert resolver.alias_of("other") == []
 
 
 def test_empty_vault_resolves_nothing_but_self():
@@ -271,9 +268,9 @@ def test_links_from_public_vaults_resolve_by_spec_2(notes, source, target, expec
     assert Resolver(notes).resolve(wiki(target), source) == expected
 
 
-def test_aliases_written_as_links_in_public_vaults_name_their_note():
-    assert Resolver(HELP).alias_of("Stifinder") == ["da/Plugin/Filstifinder.md"]
-    assert Resolver(HUB).alias_of("leah") == ["01 - Community/People/Leah Ferguson.md"]
+def test_aliases_written_as_links_in_public_vaults_resolve_nothing():
+    assert Resolver(HELP).resolve(wiki("Stifinder"), "da/Start.md") is None
+    assert Resolver(HUB).resolve(wiki("leah"), "README.md") is None
 
 
 def test_an_embed_inside_a_hub_template_comment_is_not_a_link():

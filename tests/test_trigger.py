@@ -1,28 +1,14 @@
-"""The trigger matcher (SPEC 5): the keyword-and-date half, the semantic half, date windows."""
+"""The trigger matcher (SPEC 5): the keyword-and-date half."""
 
 from __future__ import annotations
 
-import math
 from datetime import date
 
-import numpy as np
 import pytest
 
-from vaultmem.trigger import (
-    Match,
-    content_stems,
-    date_window,
-    keyword_match,
-    semantic_match,
-)
+from vaultmem.trigger import Match, content_stems, keyword_match
 
 TODAY = date(2026, 8, 15)
-
-
-def unit(angle_degrees: float) -> np.ndarray:
-    """A unit vector in the plane at `angle_degrees` from the x axis (cosine to x = cos)."""
-    theta = math.radians(angle_degrees)
-    return np.array([math.cos(theta), math.sin(theta)], dtype=np.float32)
 
 
 # -- keyword half ------------------------------------------------------------------
@@ -105,44 +91,3 @@ def test_iso_date_is_ignored_without_today_and_invalid_dates_are_skipped():
 
 def test_no_condition_and_no_keywords_never_fires():
     assert keyword_match(None, (), "anything at all", 0.0, TODAY) == Match(False, "", 0.0)
-
-
-# -- semantic half -------------------------------------------------------------------
-
-
-def test_semantic_fires_at_or_above_the_threshold():
-    match = semantic_match(unit(0), unit(30), 0.8)  # cos 30° = 0.866
-    assert match.fired
-    assert match.semantic_score == pytest.approx(math.cos(math.radians(30)), abs=1e-6)
-    assert match.why == "trigger matched by meaning (cosine 0.87)"
-    assert match.keyword_score == 0.0
-    exact = semantic_match(np.array([1.0, 0.0]), np.array([0.6, 0.8]), 0.6)
-    assert exact == Match(True, "trigger matched by meaning (cosine 0.60)", 0.0, 0.6)
-
-
-def test_semantic_does_not_fire_below_the_threshold():
-    match = semantic_match(unit(0), unit(60), 0.55)  # cos 60° = 0.5
-    assert match == Match(False, "", 0.0, pytest.approx(0.5, abs=1e-6))
-    opposite = semantic_match(unit(0), unit(180), 0.0)
-    assert not opposite.fired
-    assert opposite.semantic_score == pytest.approx(-1.0, abs=1e-6)
-
-
-@pytest.mark.parametrize(("cond", "query"), [
-    (None, unit(0)),
-    (unit(0), None),
-    (None, None),
-    (np.array([1.0, 0.0, 0.0]), unit(0)),  # a vector from another model (other dimension)
-])
-def test_missing_or_mismatched_vectors_never_fire(cond, query):
-    assert semantic_match(cond, query, -1.0) == Match(False, "", 0.0, None)
-
-
-# -- date windows ---------------------------------------------------------------------
-
-
-def test_date_window_opens_on_its_start_and_stays_open():
-    assert date_window(TODAY, TODAY) == "date window open since 2026-08-15"
-    assert date_window(date(2026, 8, 1), TODAY) == "date window open since 2026-08-01"
-    assert date_window(date(2026, 8, 16), TODAY) is None
-    assert date_window(None, TODAY) is None

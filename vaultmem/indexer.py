@@ -332,7 +332,7 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
     resolution, which is replaced in the same transaction as the ops it justifies.
     """
     ids = store.path_ids()
-    resolver = Resolver(store.live_notes_with_aliases())
+    resolver = Resolver(ids)
     sources = None if pending == "all" else sorted(pending)
     updates, escaping = [], []
     for link_id, source, target, kind, heading, block, line, current in store.all_links(sources):

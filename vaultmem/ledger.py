@@ -870,17 +870,6 @@ _MATCH_STAGES = (
 
 
 
-def similarity(a: LedgerEntry, b: LedgerEntry) -> float:
-    """How likely ``b`` is an edit of ``a``: action ratio plus link and date bonuses.
-
-    Two different block ids mean two different commitments (0.0).
-    """
-    if _distinct_blocks(a, b):
-        return 0.0
-    matcher = difflib.SequenceMatcher(None, a.action.lower(), b.action.lower(), autojunk=False)
-    return matcher.ratio() + _bonus(a, b)
-
-
 def _distinct_blocks(a: LedgerEntry, b: LedgerEntry) -> bool:
     return bool(a.block_id and b.block_id and a.block_id != b.block_id)
 

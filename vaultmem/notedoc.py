@@ -55,7 +55,7 @@ def find(store: Store, name: str) -> tuple[int, str]:
     from .resolve import Resolver
     from .rows import Link
 
-    hit = Resolver(store.live_notes_with_aliases()).resolve(
+    hit = Resolver(store.path_ids()).resolve(
         Link(wanted.removesuffix(".md"), "wiki", None, None, None, 0), "")
     if hit:
         return store.execute("SELECT id, path FROM notes WHERE path = ?", [hit]).fetchone()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from .rows import Link
 
@@ -37,31 +37,28 @@ class Resolver:
     """Maps link targets to note paths; lookups are built once, each resolve is O(1)-ish.
 
     Aliases are not link targets (Obsidian's help on aliases: they serve search and
-    autocomplete), so a link written with an alias stays unresolved; `alias_of` names
-    the notes carrying it, for `status` to suggest.
+    autocomplete), so a link written with an alias stays unresolved; `status` names the
+    notes carrying it (`Store.alias_paths`).
     """
 
-    def __init__(self, notes: dict[str, Sequence[str]]):
-        self._paths = set(notes)
+    def __init__(self, paths: Iterable[str]):
+        """`paths`: the live notes' vault-relative paths."""
+        paths = list(paths)
+        self._paths = set(paths)
         self._by_path: dict[str, str] = {}
         self._by_suffix: dict[str, str] = {}
         self._by_name: dict[str, list[str]] = {}
-        self._by_alias: dict[str, list[str]] = {}
-        for path, aliases in notes.items():
-            self._index(path, aliases)
-        for table in (self._by_name, self._by_alias):
-            for paths in table.values():
-                paths.sort(key=_path_order)
+        for path in paths:
+            self._index(path)
+        for found in self._by_name.values():
+            found.sort(key=_path_order)
 
-    def _index(self, path: str, aliases: Sequence[str]) -> None:
+    def _index(self, path: str) -> None:
         _keep(self._by_path, _fold(path), path)
         parts = _fold(_stem(path)).split("/")
         for i in range(1, len(parts)):
             _keep(self._by_suffix, "/".join(parts[i:]), path)
         self._by_name.setdefault(parts[-1], []).append(path)
-        for alias in aliases:
-            if isinstance(alias, str) and alias.strip():
-                self._by_alias.setdefault(_fold(alias.strip()), []).append(path)
 
     def resolve(self, link: Link, source: str) -> str | None:
         """The path of the note `link` (written in note `source`) points to, or None."""
@@ -74,11 +71,6 @@ class Resolver:
         if link.kind == "markdown" or target.startswith(("./", "../")):
             return self._resolve_relative(target, source)
         return self._resolve_name(target, source)
-
-    def alias_of(self, target: str) -> list[str]:
-        """The notes whose alias is `target` (shortest path first): what a link written
-        with an alias probably meant."""
-        return list(self._by_alias.get(_fold(target.strip().replace("\\", "/")), ()))
 
     def _resolve_relative(self, target: str, source: str) -> str | None:
         folder = posixpath.dirname(source)

@@ -138,9 +138,10 @@ def centrality(store: Store, ids: list[int], ledgers: set[int] = frozenset()) ->
     return np.array([rank[i] for i in ids])
 
 
-def prospective(store: Store, ids: list[int], projects: list[str | None],
-                tags: dict[int, set[str]]) -> np.ndarray:
-    """1.0 if linked from an open ledger entry, 0.6 if it shares a project with one."""
+def commitment_linkage(store: Store, ids: list[int], projects: list[str | None],
+                       tags: dict[int, set[str]]) -> np.ndarray:
+    """P, the `prospective` component: 1.0 if linked from an open ledger entry, 0.6 if
+    it shares a project with one."""
     linked = {row[0] for row in store.execute(
         "SELECT l.target_id FROM entry_links l JOIN entries e ON e.id = l.entry_id "
         "WHERE e.present = 1 AND e.status = 'open' AND l.target_id IS NOT NULL")}
@@ -200,7 +201,7 @@ def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceRep
                                 for r in rows]),
         "activation": activation(store, ids, now, ledgers),
         "centrality": centrality(store, ids, ledgers),
-        "prospective": prospective(store, ids, [r[4] for r in rows], tags),
+        "prospective": commitment_linkage(store, ids, [r[4] for r in rows], tags),
         "recency": power_decay(days_before(now, mtimes)) if rows else np.zeros(0),
     }
     parts = {name: normalise(raw[name]) for name in COMPONENTS}

@@ -379,17 +379,6 @@ class Store:
             [lexical.fts_row(cid, title, list(aliases), heading, text)
              for cid, heading, text in rows])
 
-    def live_notes_with_aliases(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for path, alias in self.execute(
-            "SELECT n.path, a.alias FROM notes n LEFT JOIN aliases a ON a.note_id = n.id "
-            "WHERE n.deleted = 0"
-        ):
-            out.setdefault(path, [])
-            if alias:
-                out[path].append(alias)
-        return out
-
     def path_ids(self) -> dict[str, int]:
         return dict(self.execute("SELECT path, id FROM notes WHERE deleted = 0"))
 

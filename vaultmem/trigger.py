@@ -111,24 +111,6 @@ def keyword_match(condition: str | None, keywords: tuple[str, ...], context: str
     return Match(False, "", score)
 
 
-def semantic_match(cond_vec: np.ndarray | None, query_vec: np.ndarray | None,
-                   threshold: float) -> Match:
-    """The semantic half for one pair: cosine of two unit vectors against a threshold."""
-    if cond_vec is None or query_vec is None or cond_vec.shape != query_vec.shape:
-        return Match(False, "", 0.0, None)
-    sim = float(cond_vec @ query_vec)
-    if sim >= threshold:
-        return Match(True, f"trigger matched by meaning (cosine {sim:.2f})", 0.0, sim)
-    return Match(False, "", 0.0, sim)
-
-
-def date_window(fires_from: date | None, today: date) -> str | None:
-    """Why a dated entry fires today, or None: it fires from its start for as long as open."""
-    if fires_from is None or fires_from > today:
-        return None
-    return f"date window open since {fires_from.isoformat()}"
-
-
 # -- the context, in units -----------------------------------------------------------
 
 @dataclass(frozen=True)
