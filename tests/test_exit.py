@@ -98,3 +98,28 @@ def count_ops(db) -> int:
         return conn.execute("SELECT count(*) FROM ops").fetchone()[0]
     finally:
         conn.close()
+
+
+LEFT_OPEN = r"""
+import sys
+from vaultmem.cli import finish
+from vaultmem.store import Store
+
+store = Store.open(sys.argv[1])  # a module global, never closed by the program
+store.add_op("2026-08-15T09:00:00", "retrieved", 1)
+finish(0)
+"""
+
+
+def test_finish_closes_a_store_the_program_left_open(tmp_path):
+    """Skipping the teardown must not skip closing: the write is in the database and no
+    WAL is left behind."""
+    from vaultmem.store import Store
+
+    db = tmp_path / "vaultmem.db"
+    Store.open(db, create=True).close()
+    proc = subprocess.run([sys.executable, "-c", LEFT_OPEN, str(db)], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert not db.with_name(db.name + "-wal").exists()
+    assert count_ops(db) == 1

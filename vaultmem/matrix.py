@@ -93,9 +93,12 @@ def read(path: Path, stamp: str, dim: int) -> Matrix | None:
     """The cached matrix if it was written from exactly this store state, else None."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            if str(data["stamp"]) != stamp or data["vectors"].shape[1:] != (dim,):
+            if str(data["stamp"]) != stamp:
                 return None
-            return Matrix(data["chunk_ids"], data["note_ids"], data["vectors"], data["starts"])
+            vectors = data["vectors"]  # each access reads the member again (its CRC too)
+            if vectors.shape[1:] != (dim,):
+                return None
+            return Matrix(data["chunk_ids"], data["note_ids"], vectors, data["starts"])
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return None
 

@@ -36,6 +36,7 @@ import os
 import re
 import sqlite3
 import time
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,11 +54,13 @@ from .errors import (
 from .matrix import Matrix, MatrixCache
 from .rows import StoredNote
 
-__all__ = ["Matrix", "Store", "StoredNote", "explain", "writer_lock", "writer_running"]
+__all__ = ["Matrix", "Store", "StoredNote", "close_all", "explain", "writer_lock",
+           "writer_running"]
 
 _DAMAGE = ("malformed", "not a database", "file is encrypted", "disk image")
 _READ_ONLY = ("readonly", "read-only")
 _OPENED: dict[str, Path] = {}  # the store this process opened last: named in error messages
+_LIVE: weakref.WeakSet[Store] = weakref.WeakSet()  # stores not yet closed (`close_all`)
 
 
 # Statements that open or close a transaction themselves: `Store.execute` leaves them be.
@@ -146,6 +149,13 @@ def writer_lock(db_path: Path, what: str) -> Iterator[None]:
         lock.release()
 
 
+def close_all() -> None:
+    """Close every store this process still has open: the console script ends without
+    the interpreter's teardown, and a closed store checkpoints its WAL."""
+    for store in list(_LIVE):
+        store.close()
+
+
 def writer_running(db_path: Path) -> bool:
     """Whether some process holds the writer lock right now (checked by taking it)."""
     try:
@@ -167,6 +177,7 @@ class Store:
         self._locked = False
         self._matrices = MatrixCache(path)
         self._titles: tuple[str, dict] | None = None
+        _LIVE.add(self)
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False, vault: Path | None = None) -> Store:
@@ -222,6 +233,7 @@ class Store:
             raise _unusable(path, exc) from None
 
     def close(self) -> None:
+        _LIVE.discard(self)
         self.conn.close()
 
     @contextmanager

@@ -68,7 +68,14 @@ def _stemmer():
 
 def stem_words(words: list[str]) -> list[str]:
     """Snowball English stems of lower-cased words, in order."""
-    return _stemmer().stemWords(words)
+    return [_stem(word) for word in words]
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
+    # Words repeat (a query's snippets stem every word of ten chunks): the pure-Python
+    # stemmer is the cost, a dictionary hit is not.
+    return _stemmer().stemWord(word)
 
 
 def content_stems(text: str) -> set[str]:
