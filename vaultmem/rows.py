@@ -19,7 +19,7 @@ class StoredNote(NamedTuple):
     size: int | None
     mtime_ns: int | None
     hash: str | None
-    deleted: bool
+    deleted: int  # 0 or 1, as SQLite stores it
     problem: str | None = None
 
 

@@ -8,18 +8,21 @@ called only for files whose size or mtime differ from the store.
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import posixpath
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from stat import S_ISREG
+from typing import NamedTuple
 
 from .rows import StoredNote
 
 
-@dataclass(frozen=True)
-class FileStat:
+class FileStat(NamedTuple):
+    """A file's size and modification time (a tuple: one is built per note per run)."""
+
     size: int
     mtime_ns: int
 
@@ -75,37 +78,50 @@ def printable(path: str) -> str:
 def _walk(root, folder, prefix, seen, skip, files, warnings) -> None:
     """Real paths are plain strings here: a Path per entry was over a quarter of a no-op run's
     time at 50,000 notes. Every folder walked is a resolved path, so entry paths built
-    from it are already normal and compare as strings."""
+    from it are already normal and compare as strings. The common case, a plain file or
+    folder, costs one stat call and no Python call of its own (50,000 notes per run)."""
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=_name)
     except OSError as exc:
         warnings.append((prefix or ".", f"cannot list folder ({exc.strerror}): skipped"))
         return
     for entry in entries:
-        if entry.name.startswith("."):
+        name = entry.name
+        if name.startswith("."):
             continue
-        rel = prefix + entry.name
-        if not entry.name.isascii() and printable(entry.name) != entry.name:
+        rel = prefix + name
+        if not name.isascii() and printable(name) != name:
             kind = "folder" if entry.is_dir() else "file"
             warnings.append((printable(rel), f"{kind} name is not valid UTF-8: skipped "
                                              f"(rename it to index it)"))
             continue
-        real = _inside(root, entry, rel, warnings)
-        if real is None or (skip and os.path.normcase(real) in skip):
+        real = _inside(root, entry, rel, warnings) if entry.is_symlink() else entry.path
+        if real is None or (skip and _normcase(real) in skip):
             continue
         if entry.is_dir(follow_symlinks=True):
             if real in seen:
                 warnings.append((rel, "symlink loop: folder already visited, skipped"))
                 continue
             _walk(root, real, rel + "/", seen | {real}, skip, files, warnings)
-        elif entry.name.lower().endswith(".md"):
-            _add_file(entry, rel, files, warnings)
+        elif name.lower().endswith(".md"):
+            try:
+                st = entry.stat(follow_symlinks=True)
+            except OSError as exc:
+                warnings.append((rel, f"cannot stat file ({exc.strerror}): skipped"))
+                continue
+            if S_ISREG(st.st_mode):
+                files[rel] = FileStat(st.st_size, st.st_mtime_ns)
+            else:  # a named pipe or device would block the reader
+                warnings.append((rel, "not a regular file: skipped"))
+
+
+_name = operator.attrgetter("name")
+_normcase = os.path.normcase
 
 
 def _inside(root: Path, entry: os.DirEntry, rel: str, warnings) -> str | None:
-    """The entry's real path if it stays inside the vault, else None (with a warning)."""
-    if not entry.is_symlink():
-        return entry.path
+    """A symlink's real path if it stays inside the vault, else None (with a warning)."""
     try:
         real = Path(entry.path).resolve(strict=True)
     except (OSError, RuntimeError):
@@ -131,18 +147,6 @@ def normalize_prefix(prefix: str | None) -> str:
     return "" if folded in ("", ".") else folded + "/"
 
 
-def _add_file(entry: os.DirEntry, rel: str, files, warnings) -> None:
-    try:
-        st = entry.stat(follow_symlinks=True)
-    except OSError as exc:
-        warnings.append((rel, f"cannot stat file ({exc.strerror}): skipped"))
-        return
-    if not stat.S_ISREG(st.st_mode):  # a named pipe or device would block the reader
-        warnings.append((rel, "not a regular file: skipped"))
-        return
-    files[rel] = FileStat(st.st_size, st.st_mtime_ns)
-
-
 def plan_changes(
     disk: dict[str, FileStat],
     stored: dict[str, StoredNote],
@@ -155,7 +159,7 @@ def plan_changes(
     new, modified, reparse, touched, unchanged = [], [], [], [], 0
     for path, st in disk.items():
         old = stored.get(path)
-        same_stat = old and not old.deleted and (old.size, old.mtime_ns) == (st.size, st.mtime_ns)
+        same_stat = old and not old.deleted and (old.size, old.mtime_ns) == st  # FileStat: a tuple
         if same_stat and not full and (old.hash or old.problem):
             unchanged += 1
             continue

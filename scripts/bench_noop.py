@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Time a no-op reindex (`vaultmem index` on an unchanged vault) at a given size.
+
+    python scripts/bench_noop.py --notes 50000 --keep /tmp/noop50k          # build, then time
+    python scripts/bench_noop.py --notes 50000 --keep /tmp/noop50k --reuse  # time only
+    python scripts/bench_noop.py --notes 5000 --runs 9 --profile out.prof   # and a cProfile
+
+The vault is scripts/bench_index.py's synthetic one. Its first index is built in process
+with a stand-in embedder that writes one constant unit vector per text under the real
+model's fingerprint: a no-op run embeds nothing, so what it costs does not depend on the
+vectors, and building 50,000 notes takes minutes instead of an hour of the model. The
+store's vectors are meaningless: never query it.
+
+Each run is `vaultmem index --json` as a fresh subprocess (what a user or a cron job
+pays: interpreter start, imports, the walk, the plan, the bookkeeping, exit), checked to
+be a no-op from its own report. Prints every run's wall time, then min / median / max,
+with the load average before and after (the machine may be shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_index import generate  # noqa: E402
+
+from vaultmem import Vault, config  # noqa: E402
+from vaultmem.embed import fingerprint_for  # noqa: E402
+
+# `vaultmem` ends its process with os._exit once its output is out, so `python -m cProfile`
+# would never write its file: the profile is taken around `cli.main`, imports included.
+PROFILE = """
+import cProfile, sys
+profile = cProfile.Profile()
+profile.enable()
+from vaultmem import cli
+cli.main(["index", sys.argv[2], "--json"])
+profile.disable()
+profile.dump_stats(sys.argv[1])
+"""
+
+
+class StandIn:
+    """One constant unit vector per text, under the fingerprint the CLI will look for."""
+
+    dim = 384
+
+    def __init__(self, fingerprint: str):
+        self.fingerprint = fingerprint
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), np.float32)
+        out[:, 0] = 1.0
+        return out
+
+
+def build(vault: Path, notes: int, seed: int, vocab: str) -> None:
+    started = time.perf_counter()
+    generate(vault, notes, seed, vocab)
+    print(f"generated {notes:,} notes in {time.perf_counter() - started:.1f} s at {vault}",
+          flush=True)
+    started = time.perf_counter()
+    stand_in = StandIn(fingerprint_for(config.load(vault)))
+    with Vault.open(vault, create=True, embedder=stand_in) as v:
+        report = v.index()
+    print(f"first index with the stand-in embedder: {time.perf_counter() - started:.1f} s, "
+          f"{report.new:,} notes, {report.embedded:,} texts", flush=True)
+
+
+def noop_run(vault: Path, env: dict) -> float:
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "vaultmem", "index", str(vault), "--json"],
+                          env=env, capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - started
+    report = json.loads(done.stdout)
+    changed = {k: report[k] for k in ("new", "modified", "moved", "deleted", "touched",
+                                      "reparsed", "embedded") if report[k]}
+    if changed:
+        sys.exit(f"not a no-op run: {changed}")
+    return seconds
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--notes", type=int, default=5000)
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--vocab", choices=("zipf", "uniform"), default="zipf")
+    ap.add_argument("--keep", type=Path, help="build the vault here and keep it")
+    ap.add_argument("--reuse", action="store_true", help="with --keep: it is already built")
+    ap.add_argument("--profile", type=Path,
+                    help="also run one no-op index under cProfile, stats written here")
+    args = ap.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="vaultmem-noop-"))
+    vault = root / "vault"
+    if not args.reuse:
+        build(vault, args.notes, args.seed, args.vocab)
+    # Bytecode is written once, as `pip install` does, not compiled again every run.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    noop_run(vault, env)  # settle: bytecode compiled, WAL checkpointed, page cache warm
+    load_before = os.getloadavg()
+    times = [noop_run(vault, env) for _ in range(args.runs)]
+    load_after = os.getloadavg()
+    print(f"no-op `vaultmem index` at {args.notes:,} notes, {os.cpu_count()} cores, "
+          f"{datetime.now():%Y-%m-%d %H:%M}")
+    print("runs (s): " + " ".join(f"{t:.3f}" for t in times))
+    print(f"min / median / max: {min(times):.3f} / {statistics.median(times):.3f} / "
+          f"{max(times):.3f} s (n={len(times)}); load average {load_before[0]:.2f} before, "
+          f"{load_after[0]:.2f} after")
+    if args.profile:
+        subprocess.run([sys.executable, "-c", PROFILE, str(args.profile), str(vault)],
+                       env=env, stdout=subprocess.DEVNULL, check=True)
+        print(f"profile of one no-op run: {args.profile}")
+    if not args.keep:
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
