@@ -97,7 +97,7 @@ def _walk(root, folder, prefix, seen, skip, files, warnings) -> None:
                                              f"(rename it to index it)"))
             continue
         real = _inside(root, entry, rel, warnings) if entry.is_symlink() else entry.path
-        if real is None or (skip and _normcase(real) in skip):
+        if real is None or (skip and (_fold(real) if _fold else real) in skip):
             continue
         if entry.is_dir(follow_symlinks=True):
             if real in seen:
@@ -111,13 +111,14 @@ def _walk(root, folder, prefix, seen, skip, files, warnings) -> None:
                 warnings.append((rel, f"cannot stat file ({exc.strerror}): skipped"))
                 continue
             if S_ISREG(st.st_mode):
-                files[rel] = FileStat(st.st_size, st.st_mtime_ns)
+                files[rel] = _filestat(FileStat, (st.st_size, st.st_mtime_ns))
             else:  # a named pipe or device would block the reader
                 warnings.append((rel, "not a regular file: skipped"))
 
 
 _name = operator.attrgetter("name")
-_normcase = os.path.normcase
+_filestat = tuple.__new__  # FileStat(size, mtime_ns) without a Python call of its own
+_fold = os.path.normcase if os.path.normcase("A") != "A" else None  # Windows folds case
 
 
 def _inside(root: Path, entry: os.DirEntry, rel: str, warnings) -> str | None:
