@@ -81,11 +81,11 @@ def build(vault: Path, notes: int, seed: int, vocab: str) -> None:
           f"{report.new:,} notes, {report.embedded:,} texts", flush=True)
 
 
-def noop_run(vault: Path, env: dict) -> tuple[float, float]:
+def noop_run(vault: Path, env: dict, python: str = sys.executable) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the child) of one `vaultmem index --json`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "vaultmem", "index", str(vault), "--json"],
+    done = subprocess.run([python, "-m", "vaultmem", "index", str(vault), "--json"],
                           env=env, capture_output=True, text=True, check=True)
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -116,6 +116,22 @@ def in_process_runs(vault: Path, runs: int) -> tuple[list[float], list[float], i
     return walls[1:], cpus[1:], report.unchanged
 
 
+def compare(vault: Path, env: dict, other: str, runs: int) -> None:
+    """This vaultmem and the one `other` runs, alternating run by run, so a busy spell of
+    a shared machine falls on both; ratios this / other per pair."""
+    noop_run(vault, env, other)  # settle its bytecode too
+    pairs = []
+    for i in range(runs):
+        first, second = (sys.executable, other) if i % 2 == 0 else (other, sys.executable)
+        done = {first: noop_run(vault, env, first), second: noop_run(vault, env, second)}
+        pairs.append((done[sys.executable], done[other]))
+    print(f"alternating with {other} (n={runs} pairs), load average {os.getloadavg()[0]:.2f}:")
+    for label, k in (("wall", 0), ("CPU", 1)):
+        print(f"  {label}: this {summary([a[k] for a, _ in pairs])}; other "
+              f"{summary([b[k] for _, b in pairs])}; ratio this / other per pair "
+              f"{summary([a[k] / b[k] for a, b in pairs]).replace(' s ', ' ')}")
+
+
 def summary(values: list[float]) -> str:
     return (f"{min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f} s "
             f"(min / median / max, n={len(values)})")
@@ -129,6 +145,9 @@ def main() -> None:
     ap.add_argument("--vocab", choices=("zipf", "uniform"), default="zipf")
     ap.add_argument("--keep", type=Path, help="build the vault here and keep it")
     ap.add_argument("--reuse", action="store_true", help="with --keep: it is already built")
+    ap.add_argument("--against", metavar="PYTHON",
+                    help="an interpreter with another vaultmem installed: its no-op runs "
+                         "alternate with this one's, and per-pair ratios are printed")
     ap.add_argument("--profile", type=Path,
                     help="also run one no-op index under cProfile, stats written here")
     args = ap.parse_args()
@@ -150,6 +169,8 @@ def main() -> None:
     print("`vaultmem index` subprocess, wall (s): " + " ".join(f"{t:.3f}" for t in walls))
     print(f"`vaultmem index` subprocess: wall {summary(walls)}; CPU {summary(cpus)}")
     print(f"Vault.index() in process: wall {summary(in_walls)}; CPU {summary(in_cpus)}")
+    if args.against:
+        compare(vault, env, args.against, args.runs)
     if args.profile:
         subprocess.run([sys.executable, "-c", PROFILE, str(args.profile), str(vault)],
                        env=env, stdout=subprocess.DEVNULL, check=True)
