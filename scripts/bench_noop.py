@@ -8,13 +8,15 @@
 The vault is scripts/bench_index.py's synthetic one. Its first index is built in process
 with a stand-in embedder that writes one constant unit vector per text under the real
 model's fingerprint: a no-op run embeds nothing, so what it costs does not depend on the
-vectors, and building 50,000 notes takes minutes instead of an hour of the model. The
+vectors, and building 50,000 notes costs the parse alone (22 minutes on a busy 2-core
+machine), not hours of the model. The
 store's vectors are meaningless: never query it.
 
 Each run is `vaultmem index --json` as a fresh subprocess (what a user or a cron job
 pays: interpreter start, imports, the store's check, the walk, the plan, the bookkeeping,
 exit), checked to be a no-op from its own report; then `Vault.index()` as often in this
-process (no start-up). Prints wall and CPU seconds (user + system) as min / median / max,
+process (no start-up), and `index_vault` without the writer lock (no store check), and
+the check alone. Prints wall and CPU seconds (user + system) as min / median / max,
 with the load average before and after: on a shared machine the wall clock also counts
 time spent waiting for a core, the CPU time does not.
 """
@@ -132,6 +134,31 @@ def compare(vault: Path, env: dict, other: str, runs: int) -> None:
               f"{summary([a[k] / b[k] for a, b in pairs]).replace(' s ', ' ')}")
 
 
+def unlocked_runs(vault: Path, runs: int) -> tuple[list[float], list[float], list[float]]:
+    """`index_vault` called directly, without the writer lock and so without its store
+    check (as scripts/bench_index.py's in-process line), wall and CPU; and the CPU of
+    SQLite's quick_check of the store alone."""
+    from vaultmem.indexer import index_vault
+    from vaultmem.store import Store
+
+    settings = config.load(vault)
+    store = Store.open(settings.db)
+    stand_in = StandIn(fingerprint_for(settings))
+    walls, cpus, checks = [], [], []
+    for _ in range(runs + 1):  # the first one settles
+        started, cpu = time.perf_counter(), time.process_time()
+        report = index_vault(store, settings, stand_in, now=datetime.now())
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu)
+        _check_noop(report.as_dict())
+    for _ in range(3):
+        cpu = time.process_time()
+        store.execute("PRAGMA quick_check").fetchall()
+        checks.append(time.process_time() - cpu)
+    store.close()
+    return walls[1:], cpus[1:], checks
+
+
 def summary(values: list[float]) -> str:
     return (f"{min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f} s "
             f"(min / median / max, n={len(values)})")
@@ -162,6 +189,7 @@ def main() -> None:
     runs = [noop_run(vault, env) for _ in range(args.runs)]
     walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
     in_walls, in_cpus, notes = in_process_runs(vault, args.runs)
+    un_walls, un_cpus, checks = unlocked_runs(vault, args.runs)
     load_after = os.getloadavg()[0]
     print(f"no-op reindex at {notes:,} notes, {os.cpu_count()} cores, "
           f"{datetime.now():%Y-%m-%d %H:%M}, load average {load_before:.2f} before, "
@@ -169,6 +197,9 @@ def main() -> None:
     print("`vaultmem index` subprocess, wall (s): " + " ".join(f"{t:.3f}" for t in walls))
     print(f"`vaultmem index` subprocess: wall {summary(walls)}; CPU {summary(cpus)}")
     print(f"Vault.index() in process: wall {summary(in_walls)}; CPU {summary(in_cpus)}")
+    print(f"index_vault() in process, no writer lock (no store check): wall "
+          f"{summary(un_walls)}; CPU {summary(un_cpus)}")
+    print(f"PRAGMA quick_check of the store alone: CPU {summary(checks)}")
     if args.against:
         compare(vault, env, args.against, args.runs)
     if args.profile:
