@@ -9,8 +9,7 @@ The vault is scripts/bench_index.py's synthetic one. Its first index is built in
 with a stand-in embedder that writes one constant unit vector per text under the real
 model's fingerprint: a no-op run embeds nothing, so what it costs does not depend on the
 vectors, and building 50,000 notes costs the parse alone (22 minutes on a busy 2-core
-machine), not hours of the model. The
-store's vectors are meaningless: never query it.
+machine), not hours of the model. The store's vectors are meaningless: never query it.
 
 Each run is `vaultmem index --json` as a fresh subprocess (what a user or a cron job
 pays: interpreter start, imports, the store's check, the walk, the plan, the bookkeeping,
