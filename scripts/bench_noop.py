@@ -88,8 +88,11 @@ def noop_run(vault: Path, env: dict, python: str = sys.executable, *,
     a first run, which may still have work to do (a migration can ask for a re-parse)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
+    # cwd: `python -m` puts the working folder first on sys.path, so run from a checkout
+    # every interpreter would import that checkout's vaultmem instead of its own.
     done = subprocess.run([python, "-m", "vaultmem", "index", str(vault), "--json"],
-                          env=env, capture_output=True, text=True, check=True)
+                          env=env, cwd=vault.parent, capture_output=True, text=True,
+                          check=True)
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -205,8 +208,9 @@ def main() -> None:
     if args.against:
         compare(vault, env, args.against, args.runs)
     if args.profile:
-        subprocess.run([sys.executable, "-c", PROFILE, str(args.profile), str(vault)],
-                       env=env, stdout=subprocess.DEVNULL, check=True)
+        subprocess.run([sys.executable, "-c", PROFILE, str(args.profile.resolve()),
+                        str(vault)], env=env, cwd=vault.parent, stdout=subprocess.DEVNULL,
+                       check=True)
         print(f"profile of one no-op run: {args.profile}")
     if not args.keep:
         import shutil
