@@ -227,17 +227,17 @@ def test_a_block_id_on_two_entries_is_warned_about():
         (2, "block id ^rent is already on line 1: give this entry its own")]
 
 
-def test_the_writer_check_runs_beside_the_walk_and_every_write_waits_for_it(tmp_path,
-                                                                           monkeypatch):
+def test_the_writer_check_runs_beside_the_walk_and_every_write_waits_for_it(
+        make_vault, fake_embedder, monkeypatch):
     """quick_check runs in the background while the run walks and plans (a check that
     waits for the walk to begin would deadlock a run that checked first), and a failed
     check stops the run before its first write: no run row, no note."""
     import threading
 
-    from vaultmem import indexer
+    from vaultmem import config, indexer
     from vaultmem.errors import StoreDamagedError
 
-    vault = make_vault(tmp_path)
+    vault = with_history(make_vault)
     (vault / "New.md").write_text("# New\n\nA note the run must not write.\n")
     db = vault / ".vaultmem" / "vaultmem.db"
     walking, verdict = threading.Event(), {"damaged": True}
@@ -259,13 +259,14 @@ def test_the_writer_check_runs_beside_the_walk_and_every_write_waits_for_it(tmp_
     settings = config.load(vault)
     with pytest.raises(StoreDamagedError):
         with store.writer_lock("index"):
-            indexer.index_vault(store, settings, FakeEmbedder(), now=datetime(2026, 8, 3))
+            indexer.index_vault(store, settings, fake_embedder, now=datetime(2026, 8, 3))
     assert store.execute("SELECT count(*) FROM runs").fetchone()[0] == runs
     assert store.execute("SELECT 1 FROM notes WHERE path = 'New.md'").fetchone() is None
 
     walking.clear()
     verdict["damaged"] = False
     with store.writer_lock("index"):
-        report = indexer.index_vault(store, settings, FakeEmbedder(), now=datetime(2026, 8, 3))
+        report = indexer.index_vault(store, settings, fake_embedder,
+                                     now=datetime(2026, 8, 3))
     assert report.new == 1 and walking.is_set()
     store.close()
