@@ -101,6 +101,9 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     full = full or store.get_meta("reparse_all") == "1"
     states = store.note_states()
     plan = plan_changes(found.files, states, reader.hash_of, full=full)
+    if not (full or plan.changed or plan.touched or _links_pending(store) is not None
+            or store.get_meta("lifecycle_dirty") == "1"):
+        store.skip_check()  # nothing to change: no need to read every page first
     run_id = store.start_run("index", stamp)
     # Every step after _apply is driven by a flag written in the same transaction as the
     # change that needs it, so a run killed half-way is finished by the next one.

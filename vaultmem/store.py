@@ -31,6 +31,7 @@ when a migration has to run, so a query does not pay for it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -248,7 +249,8 @@ class Store:
         every page (0.8 s of CPU for the 1 GB store of 50,000 notes), so it runs on its
         own connection in a background thread while the run reads (the walk, the plan);
         the run's first write transaction (`atomic`) waits for its verdict, and so does
-        the end of a run that wrote nothing.
+        the end of a run that wrote nothing. An index run that finds nothing to change
+        stops it (`skip_check`): it writes only its run row.
         """
         if self.read_only:
             raise StoreReadOnlyError(self.path, f"`vaultmem {what}`")
@@ -263,6 +265,14 @@ class Store:
                 if self._check is not None:  # the run failed first: still end the check
                     self._check.thread.join()
                     self._check = None
+
+    def skip_check(self) -> None:
+        """Stop the writer lock's check: the run has found nothing to change (it writes
+        only its own run row), so it need not read every page of the store first.
+        `status` and every run that changes something still check."""
+        if self._check is not None:
+            check, self._check = self._check, None
+            check.cancel()
 
     def await_check(self) -> None:
         """Wait for the writer lock's check of the store; raise StoreDamagedError if it
@@ -672,21 +682,34 @@ class _BackgroundCheck:
 
     def __init__(self, path: Path):
         self.error: BaseException | None = None
+        self.conn: sqlite3.Connection | None = None
+        self.cancelled = False
         self.thread = threading.Thread(target=self._run, args=(path,), daemon=True,
                                        name="vaultmem-store-check")
         self.thread.start()
 
     def _run(self, path: Path) -> None:
         try:
-            conn = sqlite3.connect(path, timeout=10)
+            self.conn = sqlite3.connect(path, timeout=10, check_same_thread=False)
             try:
-                quick_check(conn, path)
+                if not self.cancelled:
+                    quick_check(self.conn, path)
             finally:
-                conn.close()
+                self.conn.close()
         except sqlite3.DatabaseError as exc:  # the file would not even open
             self.error = StoreDamagedError(path, str(exc))
         except BaseException as exc:  # noqa: BLE001 - handed to the thread that writes
             self.error = exc
+        if self.cancelled:
+            self.error = None  # an interrupted check found nothing either way
+
+    def cancel(self) -> None:
+        """Stop the check (sqlite3's interrupt is safe from another thread) and wait."""
+        self.cancelled = True
+        if self.conn is not None:
+            with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile
+                self.conn.interrupt()
+        self.thread.join()
 
 
 def _unusable(path: Path, exc: sqlite3.DatabaseError) -> VaultmemError:
