@@ -234,10 +234,10 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     links = [(ln.target, ln.kind, ln.heading, ln.block, ln.label, ln.line) for ln in parsed.links]
     chunks = _chunk_rows(parsed) if text is not None else []
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases, parsed.title)
-    _sync_items(store, note_id, path, parsed, text or "", prior is None, stamp)
+    _sync_items(store, note_id, path, parsed, prior is None, stamp)
     _candidates().sync_note(store, settings, note_id, path, parsed, text, st.mtime_ns, stamp)
     if ledger_sync.is_ledger(path, fields["type"], settings):
-        _sync_ledger(store, path, note_id, text or "", stamp, report)
+        _sync_ledger(store, path, note_id, text or "", stamp, report, parsed.outline)
     elif _has_entries(store, path):  # no longer a ledger: its entries are removed
         _sync_ledger(store, path, note_id, None, stamp, report)
     if kind not in ("moved", "reparse"):
@@ -263,11 +263,10 @@ def _candidates():
     return candidates
 
 
-def _sync_items(store, note_id, path, parsed, text, is_new, stamp) -> None:
+def _sync_items(store, note_id, path, parsed, is_new, stamp) -> None:
     """Prospective items of this note: the note itself by type, and tagged list items."""
     drafts = [d for d in [prospective.note_item(parsed.title, parsed.frontmatter)] if d]
-    offset = len(text.splitlines()) - len(parsed.body.splitlines())
-    drafts += prospective.list_items(parsed.body, first_line=offset + 1)
+    drafts += prospective.list_items(parsed.items)
     if not drafts and is_new:
         return
     fm = parsed.frontmatter
@@ -280,9 +279,10 @@ def _has_entries(store: Store, path: str) -> bool:
                          [path]).fetchone() is not None
 
 
-def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report) -> None:
+def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report,
+                 outline=None) -> None:
     """Reconcile one ledger note: typed revisions into the ops log, line warnings kept."""
-    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp)
+    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp, outline)
     store.replace_warnings("ledger", [path], warnings)
     report.warnings.extend(warnings)
 

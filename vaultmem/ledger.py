@@ -15,11 +15,14 @@ import difflib
 import hashlib
 import re
 import unicodedata
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
+
+from . import parse
 
 STATUS_BY_MARK = {" ": "open", "x": "done", "X": "done", "-": "cancelled",
                   "/": "open"}  # Tasks' "in progress" is still open
@@ -61,10 +64,6 @@ RESERVED_KEYS = frozenset(DATE_KEYS) | {"when", "keywords", "project", "links"}
 _ALL_EMOJI = "".join([*DATE_EMOJI, *PRIORITY_EMOJI, *TOKEN_EMOJI, RECURRENCE_EMOJI])
 _VS16 = "\ufe0f"  # variation selector: "📅️" is how many keyboards type 📅
 
-_TASK_RE = re.compile(
-    r"^(?P<indent>\s*)(?:[-*+]|\d{1,9}[.)])\s+\[(?P<mark>.)\](?:\s+|$)(?P<body>.*)$"
-)
-_FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 # Inline code and wiki-links are masked first so that nothing inside them is parsed.
 # Every pattern below reads each character a bounded number of times: a task line may be
 # as long as a note, and a pattern that backtracks over it takes minutes.
@@ -86,9 +85,6 @@ _TOKEN_EMOJI_RE = re.compile(
 _RECURRENCE_RE = re.compile(
     f"{RECURRENCE_EMOJI}{_VS16}?([^#\\[\\]{_OPEN}{_ALL_EMOJI}]*)"
 )
-# Obsidian tags start after whitespace (so "C#" and "url/#x" are not tags).
-_TAG_RE = re.compile(r"(?<!\S)#([\w/-]+)")
-_BLOCK_ID_RE = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)\s*$")
 _ISO_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _WHEN_RE = re.compile(r"^when\s+([^,]+?)\s*,\s*(.+)$", re.IGNORECASE | re.DOTALL)
 
@@ -163,34 +159,54 @@ class Known:
 # ---------------------------------------------------------------- parsing: the document
 
 
-def parse_ledger(text: str) -> tuple[list[LedgerEntry], list[LedgerWarning]]:
+def parse_ledger(
+    text: str, outline: parse.Outline | None = None
+) -> tuple[list[LedgerEntry], list[LedgerWarning]]:
     """Parse every task line of a ledger note into entries, with warnings for bad lines.
 
-    Line numbers are 1-based over the whole text, front matter included. Front matter
-    and fenced code blocks never hold entries. Never raises.
+    The task lines are the list items `parse` reads (`outline`, when the note's was
+    already read, else read from ``text``): nothing in front matter, code, HTML or
+    `%%` comments is an entry. Line numbers are 1-based over the whole text, front
+    matter included. Never raises.
     """
+    if outline is None:
+        outline = parse.outline(text)
     entries: list[LedgerEntry] = []
     warnings: list[LedgerWarning] = []
-    sub_links: dict[int, list[str]] = {}
-    # Open task ancestors as (indent, index into entries, or None for a skipped task line).
-    stack: list[tuple[int, int | None]] = []
-    for number, line in _content_lines(text):
-        if not line.strip():
-            continue  # a blank line does not end a list item's nested block
-        indent = _indent(line)
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        match = _TASK_RE.match(line)
-        if match is None:
-            if stack and stack[-1][1] is not None:
-                sub_links.setdefault(stack[-1][1], []).extend(_line_links(line))
-            continue
-        entry, problems = _parse_task(number, line, match)
+    tasks = [item for item in outline.items if item.mark is not None]
+    index: list[int | None] = []  # task -> its entry's index, None for a skipped line
+    for item in tasks:
+        entry, problems = _parse_task(item)
         warnings.extend(problems)
-        stack.append((indent, None if entry is None else len(entries)))
+        index.append(None if entry is None else len(entries))
         if entry is not None:
             entries.append(entry)
+    sub_links: dict[int, list[str]] = {}
+    for task, targets in _sub_links(tasks, outline.links).items():
+        if index[task] is not None:
+            sub_links[index[task]] = targets
     return _with_sub_links(entries, sub_links), warnings + _duplicate_blocks(entries)
+
+
+def _sub_links(tasks: Sequence[parse.ListItem], links: Sequence[parse.Link]) -> dict[int, list]:
+    """{task: the wiki-links on the lines nested under it}, each line given to the
+    innermost task holding it. A task's own line is its own: never a sub-line."""
+    by_line: dict[int, list[str]] = {}
+    for link in links:
+        if link.kind in ("wiki", "embed") and link.target:
+            by_line.setdefault(link.line, []).append(link.target)
+    lines = sorted(by_line)
+    owner: dict[int, int] = {}
+    for task, item in enumerate(tasks):  # outer before inner: the inner one wins
+        for line in lines[bisect_right(lines, item.line):bisect_right(lines, item.end)]:
+            owner[line] = task
+    for item in tasks:
+        owner.pop(item.line, None)
+    out: dict[int, list[str]] = {}
+    for line in lines:
+        if line in owner:
+            out.setdefault(owner[line], []).extend(by_line[line])
+    return out
 
 
 def _duplicate_blocks(entries: list[LedgerEntry]) -> list[LedgerWarning]:
@@ -207,48 +223,6 @@ def _duplicate_blocks(entries: list[LedgerEntry]) -> list[LedgerWarning]:
         else:
             first[entry.block_id] = entry.line
     return out
-
-
-def _content_lines(text: str) -> Iterator[tuple[int, str]]:
-    """Yield (1-based number, line) for lines outside front matter and code fences."""
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    fence: str | None = None
-    for index in range(_front_matter_end(lines), len(lines)):
-        line = lines[index]
-        opener = _FENCE_RE.match(line)
-        if fence is None and opener:
-            fence = opener.group(1)
-        elif fence is not None:
-            if _closes_fence(line, fence):
-                fence = None
-        else:
-            yield index + 1, line
-
-
-def _front_matter_end(lines: list[str]) -> int:
-    """Index of the first line after the front matter (0 if there is none)."""
-    if not lines or lines[0].removeprefix("\ufeff").rstrip() != "---":
-        return 0
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() in ("---", "..."):
-            return index + 1
-    return 0  # unclosed: like python-frontmatter, treat it as body text
-
-
-def _closes_fence(line: str, fence: str) -> bool:
-    """A fence closes with the same character, at least as many times, and nothing else."""
-    stripped = line.strip()
-    return stripped.startswith(fence) and set(stripped) == {fence[0]}
-
-
-def _indent(line: str) -> int:
-    prefix = line[: len(line) - len(line.lstrip())]
-    return len(prefix.expandtabs(4))
-
-
-def _line_links(line: str) -> list[str]:
-    _, spans = _mask(line)
-    return [span.target for span in spans if span.target]
 
 
 def _with_sub_links(
@@ -302,18 +276,16 @@ class _Draft:
         return _PLACEHOLDER_RE.sub(lambda m: self.spans[int(m.group(1))].raw, masked)
 
 
-def _parse_task(
-    number: int, line: str, match: re.Match[str]
-) -> tuple[LedgerEntry | None, list[LedgerWarning]]:
-    mark = match["mark"]
-    draft = _draft(number, match["body"])
+def _parse_task(item: parse.ListItem) -> tuple[LedgerEntry | None, list[LedgerWarning]]:
+    mark, number, line = item.mark or " ", item.line, item.raw
+    draft = _draft(number, item.text)
     if mark not in STATUS_BY_MARK:  # Tasks lets users define their own: never drop the line
         draft.warn(f"unknown task status '[{mark}]': read as open "
                    "([ ] and [/] open, [x] done, [-] cancelled)")
     after_meta = _links_after_metadata(draft)
     for step in (_take_fields, _take_emoji, _take_tags):
         step(draft)
-    block = _BLOCK_ID_RE.search(draft.text)
+    block = parse.BLOCK_ID.search(draft.text)
     if block:
         draft.text = draft.text[: block.start()]
     # Only links still in the description: those inside field values stay shown there.
@@ -334,9 +306,7 @@ def _parse_task(
     return entry, draft.warnings
 
 
-_META_START_RE = re.compile(
-    f"[{_ALL_EMOJI}]|[\\[(]\\s*+{_KEY}\\s*+::|(?<!\\S)#[\\w/-]*[^\\W\\d]"
-)
+_META_START_RE = re.compile(f"[{_ALL_EMOJI}]|[\\[(]\\s*+{_KEY}\\s*+::")
 
 
 def _links_after_metadata(draft: _Draft) -> set[int]:
@@ -347,9 +317,11 @@ def _links_after_metadata(draft: _Draft) -> set[int]:
     in the action. Returns their placeholder indexes.
     """
     meta = _META_START_RE.search(draft.text)
-    if not meta:
+    tag = next(parse.find_tags(draft.text), None)
+    starts = [m.start() for m in (meta, tag and tag[0]) if m]
+    if not starts:
         return set()
-    return {int(i) for i in _PLACEHOLDER_RE.findall(draft.text, meta.start())}
+    return {int(i) for i in _PLACEHOLDER_RE.findall(draft.text, min(starts))}
 
 
 def _drop_trailing_links(draft: _Draft) -> None:
@@ -540,14 +512,13 @@ def _emoji_recurrence(draft: _Draft, match: re.Match[str]) -> str:
 
 
 def _take_tags(draft: _Draft) -> None:
-    def take(match: re.Match[str]) -> str:
-        tag = match.group(1)
-        if tag.isdigit():  # "#123" is an issue number to Obsidian, not a tag
-            return match.group(0)
-        draft.tags.append(tag.lower())
-        return " "
-
-    draft.text = _TAG_RE.sub(take, draft.text)
+    """Consume the tags, by the one tag rule (`parse.find_tags`)."""
+    parts, done = [], 0
+    for match, tag in parse.find_tags(draft.text):
+        draft.tags.append(tag)
+        parts += [draft.text[done:match.start()], " "]
+        done = match.end()
+    draft.text = "".join(parts) + draft.text[done:]
 
 
 def _action_and_condition(draft: _Draft) -> tuple[str, str | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from datetime import date
+from typing import TYPE_CHECKING
 
 from .config import Settings
 from .embed import embed_text
@@ -17,6 +18,9 @@ from .ledger import Known, LedgerEntry, parse_ledger, reconcile
 from .rows import Link
 from .store import Store
 from .vault import content_hash
+
+if TYPE_CHECKING:
+    from .parse import Outline
 
 _DATE_FIELDS = ("due", "scheduled", "start", "created", "done_on", "cancelled_on")
 
@@ -43,12 +47,13 @@ def entry_from_json(text: str) -> LedgerEntry:
 
 
 def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
-                stamp: str) -> list[tuple[str, int, str]]:
+                stamp: str, outline: Outline | None = None) -> list[tuple[str, int, str]]:
     """Reconcile one ledger note with what the store knows; return its line warnings.
 
     `text` None means the note is gone or no longer a ledger: its entries are removed.
+    `outline` is the note's, when the indexer already parsed it.
     """
-    entries, warnings = parse_ledger(text) if text is not None else ([], [])
+    entries, warnings = parse_ledger(text, outline) if text is not None else ([], [])
     known = [Known(row[0], entry_from_json(row[1])) for row in store.execute(
         "SELECT id, entry FROM entries WHERE ledger_path = ? AND present = 1", [path])]
     taken = {row[0] for row in store.execute("SELECT id FROM entries")}

@@ -1,8 +1,11 @@
-"""Parse one markdown note into front matter, title, tags, links and chunks.
+"""Parse one markdown note into front matter, title, tags, links, list items and chunks.
 
-Pure: text in, a frozen ParsedNote out, no I/O. Links and tags are read from
-markdown-it tokens, so nothing inside code (fenced, indented or inline) or raw
-HTML counts; the small regexes only ever see text the parser calls text.
+Pure: text in, a frozen ParsedNote out, no I/O. Links, tags and list items are read
+from markdown-it tokens, so nothing inside code (fenced, indented or inline), raw HTML
+(comments included) or `%%` comments counts; the small regexes only ever see text the
+parser calls text. This is the one markdown reader: the ledger (`ledger.parse_ledger`)
+and prospective items read the list items and links found here, and the rules for
+front matter, tags and block ids are defined here once.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -34,13 +38,17 @@ _SYNTAX_CHARS = frozenset("#[]")
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 # Obsidian tags: '#' not glued to a word (so not "a#b", not "##"), then
 # letters, digits, '_', '-', '/'; all-digit tags are rejected in code.
-_TAG = re.compile(r"(?<![\w#])#([\w/-]+)")
+TAG = re.compile(r"(?<![\w#])#([\w/-]+)")
 _BREAKS = frozenset({"softbreak", "hardbreak"})
 _RUN_TYPES = frozenset({"text", "text_special"}) | _BREAKS
 _PLAIN_TYPES = _RUN_TYPES | {"code_inline"}
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
+# A URL starts where a run of scheme characters starts, so each run is read once.
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://\S*")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
+# A block id ends its line: " ^id". The same rule for notes, ledger entries and items.
+BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
+# A task's checkbox opens its list item's text: "[ ]", "[x]", "[-]", "[/]", ...
+_CHECKBOX = re.compile(r"\[(.)\](?:[ \t]+|$)")
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _YAML = frontmatter.YAMLHandler()
 # libyaml when present: several times faster on thousands of small front matters.
@@ -57,6 +65,31 @@ class Chunk:
 
 
 @dataclass(frozen=True)
+class ListItem:
+    """A list item whose first line is text (a paragraph), as markdown-it reads it.
+
+    Items inside code, HTML blocks (comments too) or `%%` comments are not seen. Items
+    in block quotes and callouts are.
+    """
+
+    line: int  # 1-based file line of the item's marker
+    end: int  # last file line the item spans, nested items and sub-lines included
+    mark: str | None  # a task's status character ("- [x]" -> "x"); None: not a task
+    text: str  # the first line after the marker and checkbox, comments blanked
+    raw: str  # that file line as written
+    tags: tuple[str, ...] = ()  # tags on the item's first line
+    block_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Outline:
+    """The list items and links of a note: what the ledger and item readers need."""
+
+    items: tuple[ListItem, ...]
+    links: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
 class ParsedNote:
     """Everything the indexer needs from one note."""
 
@@ -70,6 +103,12 @@ class ParsedNote:
     body: str = ""
     warnings: tuple[str, ...] = ()
     block_ids: tuple[str, ...] = ()
+    items: tuple[ListItem, ...] = ()
+
+    @property
+    def outline(self) -> Outline:
+        """The note's list items and links."""
+        return Outline(self.items, self.links)
 
     def fm(self, key: str, default: Any = None) -> Any:
         """Return front matter value `key`, or `default` when absent."""
@@ -132,9 +171,7 @@ def parse_note(text: str, path: str, *, max_chunk_chars: int = 1200) -> ParsedNo
     fm, warnings = _load_front_matter(fm_text)
     body_lines = lines[offset:]
     body = "\n".join(body_lines)
-    tokens = _MD.parse(_blank_comments(body))
-    found = _Collector(offset)
-    found.scan(tokens)
+    tokens, found = _read_body(body, offset)
     return ParsedNote(
         path=path,
         title=_title(fm, found.first_h1, path),
@@ -146,7 +183,26 @@ def parse_note(text: str, path: str, *, max_chunk_chars: int = 1200) -> ParsedNo
         body=body,
         warnings=tuple(warnings),
         block_ids=tuple(dict.fromkeys(found.block_ids)),
+        items=found.list_items(body_lines),
     )
+
+
+def outline(text: str) -> Outline:
+    """The list items and links of a note's full text, as `parse_note` finds them,
+    without front matter values or chunks. Never raises on any text."""
+    lines = _normalize(text).split("\n")
+    _, offset = _front_matter_block(lines)
+    body_lines = lines[offset:]
+    _, found = _read_body("\n".join(body_lines), offset)
+    return Outline(found.list_items(body_lines), tuple(found.links))
+
+
+def _read_body(body: str, offset: int) -> tuple[list[Token], _Collector]:
+    """The body's block tokens, and what one walk over them found."""
+    tokens = _MD.parse(_blank_comments(body))
+    found = _Collector(offset)
+    found.scan(tokens)
+    return tokens, found
 
 
 def _normalize(text: str) -> str:
@@ -220,7 +276,12 @@ def _blank_line(line: str, in_comment: bool) -> tuple[str, bool]:
 
 
 def _front_matter_block(lines: list[str]) -> tuple[str | None, int]:
-    """Return the YAML between the '---' fences and the number of lines they span."""
+    """Return the YAML between the '---' fences and the number of lines they span.
+
+    The one front matter rule: a first line '---' and the next line '---', as Obsidian
+    and python-frontmatter read it (YAML's document end '...' closes nothing). Not
+    closed: no front matter, the lines are body text.
+    """
     if lines[0].rstrip() != "---":
         return None, 0
     for i in range(1, len(lines)):
@@ -365,23 +426,45 @@ class _Collector:
         self.tags: list[str] = []
         self.block_ids: list[str] = []
         self.first_h1: str | None = None
+        # (item map, first paragraph's text, its first line's tags) of each list item
+        # whose first line is text
+        self.items: list[tuple[list[int], str, tuple[str, ...]]] = []
 
     def scan(self, tokens: list[Token]) -> None:
         """Visit every inline token; code, fences and HTML blocks have none."""
         base, prev = 0, None
-        for tok in tokens:
+        for i, tok in enumerate(tokens):
             if tok.map:
                 base = tok.map[0]
             if tok.type == "inline":
                 self._block_context(tok, prev)
                 self._inline(tok.children or [], base)
+                item = tokens[i - 2] if i >= 2 else None
+                if item is not None and item.type == "list_item_open" and item.map \
+                        and item.map[0] == base:
+                    self.items.append((item.map, tok.content, _first_line_tags(tok)))
             prev = tok
+
+    def list_items(self, body_lines: list[str]) -> tuple[ListItem, ...]:
+        """The list items found, with file line numbers and their task checkbox read."""
+        out = []
+        for (first, last), content, tags in self.items:
+            text = content.split("\n", 1)[0]
+            box = _CHECKBOX.match(text)
+            if box:
+                text = text[box.end():]
+            block = BLOCK_ID.search(text)
+            out.append(ListItem(
+                line=self.offset + first + 1, end=self.offset + last,
+                mark=box.group(1) if box else None, text=text, raw=body_lines[first],
+                tags=tags, block_id=block.group(1) if block else None))
+        return tuple(out)
 
     def _block_context(self, tok: Token, prev: Token | None) -> None:
         if prev is None:
             return
         if prev.type == "paragraph_open":
-            self.block_ids.extend(_BLOCK_ID.findall(tok.content))
+            self.block_ids.extend(BLOCK_ID.findall(tok.content))
         elif prev.type == "heading_open" and prev.tag == "h1" and prev.level == 0:
             if self.first_h1 is None:
                 self.first_h1 = _plain(tok.children or []) or None
@@ -475,6 +558,20 @@ class _InlineWalk:
             self.md_link[3].append(text)
 
 
+def _first_line_tags(tok: Token) -> tuple[str, ...]:
+    """The tags on the first line of an inline token (a list item's own line)."""
+    if "#" not in tok.content.split("\n", 1)[0]:
+        return ()
+    first = _Collector(0)
+    walk = _InlineWalk(first, 0)
+    for child in tok.children or []:
+        if child.type in _BREAKS:
+            break
+        walk.feed(child)
+    walk.flush()
+    return tuple(dict.fromkeys(first.tags))
+
+
 def _plain(children: list[Token]) -> str:
     """The visible text of an inline token: what a reader sees, without markup."""
     words = [" " if c.type in _BREAKS else c.content for c in children if c.type in _PLAIN_TYPES]
@@ -514,12 +611,24 @@ def _md_link_start(tok: Token, line: int) -> list | None:
 
 
 def _inline_tags(text: str) -> list[str]:
-    tags = []
-    for raw in _TAG.findall(_URL.sub(" ", text)):
-        tag = raw.rstrip("/").lower()
+    return [tag for _, tag in find_tags(text)]
+
+
+def find_tags(text: str) -> Iterator[tuple[re.Match, str]]:
+    """(match, tag) for each tag in a run of plain text: the one tag rule.
+
+    '#' not glued to a word or another '#' ("C#", "a#b" and "##" are not tags; "(#tag)"
+    is), then letters, digits, '_', '-', '/'; lower-cased, a trailing '/' dropped; not
+    all digits ("#123" is an issue number to Obsidian); never inside a URL.
+    """
+    if "#" not in text:
+        return
+    if "://" in text:  # blank URLs without moving anything, so matches index `text`
+        text = _URL.sub(lambda m: " " * len(m.group(0)), text)
+    for match in TAG.finditer(text):
+        tag = match.group(1).rstrip("/").lower()
         if tag and not tag.replace("/", "").isdigit():
-            tags.append(tag)
-    return tags
+            yield match, tag
 
 
 # --- chunks -----------------------------------------------------------------

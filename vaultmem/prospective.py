@@ -14,21 +14,17 @@ Every status change is an op in the log. Closed and stale items are left out of
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from . import clock
+from . import clock, parse
 from .config import Settings
 from .schema import SCHEMA
 from .store import Store
 
 KINDS = ("plan", "idea", "decision", "question", "insight")
 CLOSED_WORDS = {"closed", "done", "complete", "completed", "resolved"}
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[(?P<mark>.)\]\s+)?(?P<text>.+)$")
-_KIND_TAG = re.compile(r"(?<!\S)#(" + "|".join(KINDS) + r")(?![\w/-])", re.IGNORECASE)
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_BLOCK = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
-_CODE_SPAN = re.compile(r"(`+).+?\1")
 
 
 @dataclass(frozen=True)
@@ -53,33 +49,34 @@ def note_item(title: str, fm: dict) -> Draft | None:
     return Draft("note", kind, title, 1, closed, None, "note")
 
 
-def list_items(text: str, first_line: int = 1) -> list[Draft]:
-    """List items tagged with a prospective kind (outside code fences)."""
-    out, fence = [], ""
-    for number, line in enumerate(text.splitlines(), start=first_line):
-        opener = _FENCE.match(line)
-        if opener:
-            mark = opener.group(1)
-            # CommonMark: a fence closes only with the same character, at least as long.
-            if not fence:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence):
-                fence = ""
+def list_items(source: str | Sequence[parse.ListItem]) -> list[Draft]:
+    """List items tagged with a prospective kind: from a note's text, or from the list
+    items `parse` already read (so nothing in code, HTML or comments counts)."""
+    items = parse.outline(source).items if isinstance(source, str) else source
+    out = []
+    for item in items:
+        kind = next((tag for tag in item.tags if tag in KINDS), None)
+        if kind is None:
             continue
-        if fence:
+        clean = _without_kind_tags(item.text)
+        if item.block_id:
+            clean = parse.BLOCK_ID.sub("", clean)
+        clean = " ".join(clean.split())
+        if not clean:
             continue
-        item = _LIST_ITEM.match(line)
-        tag = _KIND_TAG.search(_CODE_SPAN.sub("", line)) if item else None
-        if not tag:
-            continue
-        body = item["text"]
-        block = _BLOCK.search(" " + body)
-        clean = " ".join(_KIND_TAG.sub("", _BLOCK.sub("", " " + body)).split())
-        closed = (item["mark"] or " ").lower() in ("x", "-")
-        key = block.group(1) if block else clean.lower()
-        out.append(Draft(key, tag.group(1).lower(), clean, number, closed,
-                         block.group(1) if block else None))
+        closed = (item.mark or " ").lower() in ("x", "-")
+        key = item.block_id or clean.lower()
+        out.append(Draft(key, kind, clean, item.line, closed, item.block_id))
     return out
+
+
+def _without_kind_tags(text: str) -> str:
+    parts, done = [], 0
+    for match, tag in parse.find_tags(text):
+        if tag in KINDS:
+            parts += [text[done:match.start()], " "]
+            done = match.end()
+    return "".join(parts) + text[done:]
 
 
 def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],
