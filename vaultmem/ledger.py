@@ -282,12 +282,13 @@ def _parse_task(item: parse.ListItem) -> tuple[LedgerEntry | None, list[LedgerWa
     if mark not in STATUS_BY_MARK:  # Tasks lets users define their own: never drop the line
         draft.warn(f"unknown task status '[{mark}]': read as open "
                    "([ ] and [/] open, [x] done, [-] cancelled)")
-    after_meta = _links_after_metadata(draft)
-    for step in (_take_fields, _take_emoji, _take_tags):
-        step(draft)
+    # The block id ends the line: taken first, so that no field runs on into it.
     block = parse.BLOCK_ID.search(draft.text)
     if block:
         draft.text = draft.text[: block.start()]
+    after_meta = _links_after_metadata(draft)
+    for step in (_take_fields, _take_emoji, _take_tags):
+        step(draft)
     # Only links still in the description: those inside field values stay shown there.
     for index in after_meta & {int(i) for i in _PLACEHOLDER_RE.findall(draft.text)}:
         _hide(draft, index)
@@ -457,7 +458,8 @@ def _set_field(draft: _Draft, key: str, masked_value: str) -> None:
         if value:  # "[due:: ]" is an unfilled template, not a mistake
             _set_date(draft, DATE_KEYS[key], draft.display(value), f"in [{key}:: ]")
         return
-    draft.fields.setdefault(key, value)
+    # `[repeat:: every week]` is the Tasks dataview format's 🔁.
+    draft.fields.setdefault("recurrence" if key == "repeat" else key, value)
 
 
 def _set_date(draft: _Draft, attribute: str, text: str, where: str) -> None:
@@ -513,12 +515,15 @@ def _emoji_recurrence(draft: _Draft, match: re.Match[str]) -> str:
 
 def _take_tags(draft: _Draft) -> None:
     """Consume the tags, by the one tag rule (`parse.find_tags`)."""
-    parts, done = [], 0
-    for match, tag in parse.find_tags(draft.text):
+    text, parts, done = draft.text, [], 0
+    for match, tag in parse.find_tags(text):
         draft.tags.append(tag)
-        parts += [draft.text[done:match.start()], " "]
-        done = match.end()
-    draft.text = "".join(parts) + draft.text[done:]
+        start, end = match.span()
+        if 0 < start and end < len(text) and text[start - 1] + text[end] in ("()", "[]"):
+            start, end = start - 1, end + 1  # "(#tag)": the brackets go with the tag
+        parts += [text[done:max(start, done)], " "]
+        done = end
+    draft.text = "".join(parts) + text[done:]
 
 
 def _action_and_condition(draft: _Draft) -> tuple[str, str | None]:
@@ -611,23 +616,102 @@ def reconcile(
 
     One tuple per identity: current entries in their order (new ones with a fresh id and
     a "created" revision), then vanished known entries with None and a "removed" one.
-    Matching never depends on line position.
+    Matching never depends on line position. A recurring entry checked off (see
+    `_recurrences`) keeps its id on the next occurrence, with an "occurrence-done"
+    revision; the done occurrence is kept as an entry of its own.
     """
-    pairs = _match(known, current)
+    recurred = _recurrences(known, current)
     used = set(taken_ids) | {k.id for k in known}
+    archived: dict[int, str] = {}  # done occurrence -> its own id
+    occurrence_of = {done: known[ki].id for ki, done in recurred.values()}
+    for ki, done in recurred.values():
+        archived[done] = _occurrence_id(known[ki].id, current[done], used)
+        used.add(archived[done])
+    pairs = _match(known, current, {ci: ki for ci, (ki, _) in recurred.items()}, set(archived))
     result: list[tuple[str, LedgerEntry | None, list[Revision]]] = []
     for ci, entry in enumerate(current):
-        if ci in pairs:
+        if ci in recurred:
+            ki, done = recurred[ci]
+            old = known[ki]
+            found = [r for r in revisions(old.entry, entry) if r.kind != "rescheduled"]
+            occurrence = _occurrence_done(current[done], entry, archived[done])
+            result.append((old.id, entry, [occurrence, *found]))
+        elif ci in archived:
+            snapshot = {**_snapshot(entry), "occurrence_of": occurrence_of[ci]}
+            result.append((archived[ci], entry, [Revision("created", snapshot)]))
+        elif ci in pairs:
             old = known[pairs[ci]]
             result.append((old.id, entry, revisions(old.entry, entry)))
-            continue
-        ident = new_id(entry, used)
-        used.add(ident)
-        result.append((ident, entry, [Revision("created", _snapshot(entry))]))
+        else:
+            ident = new_id(entry, used)
+            used.add(ident)
+            result.append((ident, entry, [Revision("created", _snapshot(entry))]))
     matched = set(pairs.values())
     result += [(k.id, None, [Revision("removed", _snapshot(k.entry))])
                for ki, k in enumerate(known) if ki not in matched]
     return result
+
+
+def _recurrences(known: Sequence[Known], current: Sequence[LedgerEntry]
+                 ) -> dict[int, tuple[int, int]]:
+    """{next occurrence: (known entry, its done occurrence)} for recurring entries
+    checked off since the last run, as Obsidian Tasks does it: the open line is marked
+    done (its dates kept) and a new open line is written with the same text and
+    recurrence and later dates. The new line continues the commitment.
+
+    A known open entry with a recurrence R qualifies when the current ledger holds a
+    done line with its text, R and its window start, and an open line with its text,
+    R and a later window start that is not the known entry as it stood.
+    """
+    waiting: dict[tuple, list[int]] = {}
+    for ki, k in enumerate(known):
+        if k.entry.status == "open" and _recurrence_key(k.entry):
+            waiting.setdefault((*_recurrence_key(k.entry), k.entry.fires_from), []).append(ki)
+    if not waiting:
+        return {}
+    done_lines: dict[tuple, list[int]] = {}
+    open_lines: dict[tuple, list[int]] = {}
+    for ci, entry in enumerate(current):
+        key = _recurrence_key(entry)
+        if key and entry.fires_from is not None:
+            if entry.status == "done":
+                done_lines.setdefault((*key, entry.fires_from), []).append(ci)
+            elif entry.status == "open":
+                open_lines.setdefault(key, []).append(ci)
+    out: dict[int, tuple[int, int]] = {}
+    for (*key, start), kis in waiting.items():
+        dones = done_lines.get((*key, start), [])
+        nexts = [ci for ci in open_lines.get(tuple(key), [])
+                 if current[ci].fires_from > start and ci not in out]
+        for ki, done, nxt in zip(kis, dones, sorted(nexts, key=lambda c: current[c].fires_from),
+                                 strict=False):
+            out[nxt] = (ki, done)
+    return out
+
+
+def _recurrence_key(entry: LedgerEntry) -> tuple | None:
+    rule = entry.fields.get("recurrence")
+    if not rule or entry.fires_from is None:
+        return None
+    return (entry.action, entry.condition, rule)
+
+
+def _occurrence_id(ident: str, done: LedgerEntry, taken: AbstractSet[str]) -> str:
+    """The id a done occurrence is kept under: the commitment's id and its date."""
+    day = done.done_on or done.fires_from
+    base = f"{ident}-{day.isoformat()}" if day else f"{ident}-done"
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
+def _occurrence_done(done: LedgerEntry, nxt: LedgerEntry, archived_as: str) -> Revision:
+    return Revision("occurrence-done", {
+        "on": _iso(done.done_on), "due": _iso(done.due), "from": _iso(done.fires_from),
+        "next": _iso(nxt.fires_from), "next_due": _iso(nxt.due),
+        "recurrence": nxt.fields.get("recurrence"), "occurrence": archived_as})
 
 
 def revisions(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:
@@ -661,13 +745,16 @@ def _slug(action: str) -> str:
     return "c-" + "-".join(content[:4])
 
 
-def _match(known: Sequence[Known], current: Sequence[LedgerEntry]) -> dict[int, int]:
-    """current index -> known index, stage by stage from the surest evidence down."""
-    pairs: dict[int, int] = {}
+def _match(known: Sequence[Known], current: Sequence[LedgerEntry],
+           pairs: dict[int, int] | None = None,
+           skip: AbstractSet[int] = frozenset()) -> dict[int, int]:
+    """current index -> known index, stage by stage from the surest evidence down,
+    after the given `pairs`; current entries in `skip` are matched to nothing."""
+    pairs = dict(pairs or {})
     for stage in _MATCH_STAGES:
         taken = set(pairs.values())
         free_k = [ki for ki in range(len(known)) if ki not in taken]
-        free_c = [ci for ci in range(len(current)) if ci not in pairs]
+        free_c = [ci for ci in range(len(current)) if ci not in pairs and ci not in skip]
         for ki, ci in stage(known, current, free_k, free_c):
             pairs[ci] = ki
     return pairs

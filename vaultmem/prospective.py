@@ -17,11 +17,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-from . import clock, parse
+from . import clock
 from .config import Settings
 from .schema import SCHEMA
 from .store import Store
+
+if TYPE_CHECKING:
+    from .parse import ListItem
 
 KINDS = ("plan", "idea", "decision", "question", "insight")
 CLOSED_WORDS = {"closed", "done", "complete", "completed", "resolved"}
@@ -49,9 +53,11 @@ def note_item(title: str, fm: dict) -> Draft | None:
     return Draft("note", kind, title, 1, closed, None, "note")
 
 
-def list_items(source: str | Sequence[parse.ListItem]) -> list[Draft]:
+def list_items(source: str | Sequence[ListItem]) -> list[Draft]:
     """List items tagged with a prospective kind: from a note's text, or from the list
     items `parse` already read (so nothing in code, HTML or comments counts)."""
+    from . import parse  # index-time work: the query path never loads the parser
+
     items = parse.outline(source).items if isinstance(source, str) else source
     out = []
     for item in items:
@@ -71,6 +77,8 @@ def list_items(source: str | Sequence[parse.ListItem]) -> list[Draft]:
 
 
 def _without_kind_tags(text: str) -> str:
+    from . import parse
+
     parts, done = [], 0
     for match, tag in parse.find_tags(text):
         if tag in KINDS:

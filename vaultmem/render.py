@@ -333,7 +333,13 @@ def _revision_text(rev: dict) -> str:
     kind = rev["kind"]
     if kind in ("created", "removed"):
         when = d.get("due") or (f"when {d['condition']}" if d.get("condition") else "")
-        return " · ".join(x for x in (d.get("action", ""), when) if x)
+        of = f"a done occurrence of {d['occurrence_of']}" if d.get("occurrence_of") else ""
+        return " · ".join(x for x in (d.get("action", ""), when, of) if x)
+    if kind == "occurrence-done":
+        done = f"done on {d['on']}" if d.get("on") else "done"
+        due = f" (due {d['due']})" if d.get("due") else ""
+        return (f"{done}{due}; next {d.get('next_due') or d.get('next')} "
+                f"(🔁 {d.get('recurrence')}); kept as {d.get('occurrence')}")
     if kind == "rescheduled":
         return f"{d.get('from') or 'undated'} → {d.get('to') or 'undated'}"
     if kind == "overridden":

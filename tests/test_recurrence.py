@@ -1,0 +1,127 @@
+"""Recurring entries (Obsidian Tasks 🔁): checking one off writes the next occurrence as a
+new line; that line is the same commitment, and the done occurrence is kept."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+
+from vaultmem import config
+from vaultmem.cli import main
+from vaultmem.indexer import index_vault
+from vaultmem.ledger import Known, parse_ledger, reconcile
+from vaultmem.store import Store
+
+NOW = datetime(2026, 8, 15, 9, 0)
+OPEN = "- [ ] Water the plants 🔁 every week 📅 2026-08-01 ^water"
+# What Tasks writes on check-off: the next occurrence (no block id) above the done line.
+DONE = "- [x] Water the plants 🔁 every week 📅 2026-08-01 ✅ 2026-08-02 ^water"
+CHECKED = "- [ ] Water the plants 🔁 every week 📅 2026-08-08\n" + DONE
+
+
+def step(known: list[Known], text: str):
+    entries, warnings = parse_ledger(text)
+    assert warnings == []
+    result = reconcile(known, entries)
+    return ([Known(i, e) for i, e, _ in result if e is not None],
+            {(i, e.status if e else None): [r.kind for r in revs] for i, e, revs in result})
+
+
+def test_the_block_id_is_not_swallowed_by_the_recurrence():
+    entry = parse_ledger(OPEN)[0][0]
+    assert (entry.block_id, entry.fields) == ("water", {"recurrence": "every week"})
+
+
+def test_the_dataview_repeat_field_is_the_recurrence():
+    entry = parse_ledger("- [ ] Water the plants [repeat:: every week] [due:: 2026-08-01]")[0][0]
+    assert entry.fields == {"recurrence": "every week"}
+
+
+def test_the_next_occurrence_keeps_the_identity_and_the_done_one_is_kept():
+    known, _ = step([], OPEN)
+    known, changes = step(known, CHECKED)
+    assert changes == {("water", "open"): ["occurrence-done"],
+                       ("water-2026-08-02", "done"): ["created"]}
+    assert {k.id: k.entry.due.isoformat() for k in known} == {
+        "water": "2026-08-08", "water-2026-08-02": "2026-08-01"}
+    known, changes = step(known, CHECKED)  # nothing changed since: nothing happens
+    assert changes == {("water", "open"): [], ("water-2026-08-02", "done"): []}
+
+
+def test_the_next_occurrence_below_the_done_line_and_without_block_ids():
+    known, _ = step([], "- [ ] Call mum [[Mum]] 🔁 every week 📅 2026-08-01")
+    text = ("- [x] Call mum [[Mum]] 🔁 every week 📅 2026-08-01 ✅ 2026-08-01\n"
+            "- [ ] Call mum [[Mum]] 🔁 every week 📅 2026-08-08")
+    known, changes = step(known, text)
+    assert changes == {("c-call-mum-2026-08-01", "done"): ["created"],
+                       ("c-call-mum", "open"): ["occurrence-done"]}
+
+
+def test_a_second_check_off_archives_the_second_occurrence():
+    known, _ = step([], OPEN)
+    known, _ = step(known, CHECKED)
+    text = ("- [ ] Water the plants 🔁 every week 📅 2026-08-15 ^w2\n"
+            "- [x] Water the plants 🔁 every week 📅 2026-08-08 ✅ 2026-08-09\n" + DONE)
+    known, changes = step(known, text)
+    assert changes == {("water", "open"): ["occurrence-done"],
+                       ("water-2026-08-09", "done"): ["created"],
+                       ("water-2026-08-02", "done"): []}
+
+
+@pytest.mark.parametrize("text", [
+    # no recurrence: a done line and a new line are two commitments
+    "- [ ] Water the plants 📅 2026-08-08\n- [x] Water the plants 📅 2026-08-01 ^water",
+    # the new line is not later
+    "- [ ] Water the plants 🔁 every week 📅 2026-07-25\n"
+    "- [x] Water the plants 🔁 every week 📅 2026-08-01 ^water",
+])
+def test_only_a_later_occurrence_of_a_recurring_entry_continues_it(text):
+    known, _ = step([], OPEN.replace("🔁 every week ", "") if "🔁" not in text else OPEN)
+    _, changes = step(known, text)
+    assert "occurrence-done" not in [k for kinds in changes.values() for k in kinds]
+    assert changes[("water", "done")] == ["done"]
+
+
+@pytest.fixture
+def vault(tmp_path, fake_embedder):
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Ledger.md").write_text(OPEN + "\n", encoding="utf-8")
+    settings = config.load(root)
+    store = Store.open(settings.db, create=True)
+    index_vault(store, settings, fake_embedder, now=NOW)
+    (root / "Ledger.md").write_text(CHECKED + "\n", encoding="utf-8")
+    index_vault(store, settings, fake_embedder, now=NOW)
+    store.close()
+    return root
+
+
+def cli(capsys, *args) -> str:
+    assert main([str(a) for a in args]) == 0
+    return capsys.readouterr().out
+
+
+def test_history_shows_the_done_occurrence(vault, capsys):
+    shown = json.loads(cli(capsys, "ledger", "show", "water", "--vault", vault, "--json"))
+    assert [r["kind"] for r in shown["revisions"]] == ["created", "occurrence-done"]
+    assert shown["revisions"][1]["detail"] == {
+        "on": "2026-08-02", "due": "2026-08-01", "from": "2026-08-01", "next": "2026-08-08",
+        "next_due": "2026-08-08", "recurrence": "every week", "occurrence": "water-2026-08-02"}
+    text = cli(capsys, "ledger", "show", "water", "--vault", vault)
+    assert "occurrence-done" in text and "done on 2026-08-02 (due 2026-08-01)" in text
+    kept = json.loads(cli(capsys, "ledger", "show", "water-2026-08-02", "--vault", vault,
+                          "--json"))
+    assert kept["status"] == "done"
+    assert kept["revisions"][0]["detail"]["occurrence_of"] == "water"
+
+
+def test_the_ledger_view_and_json_show_the_recurrence(vault, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    rows = json.loads(cli(capsys, "ledger", "--all", "--vault", vault, "--json"))["results"]
+    assert [(r["id"], r["status"], r["due"], r["recurrence"]) for r in rows] == [
+        ("water", "open", "2026-08-08", "every week"),
+        ("water-2026-08-02", "done", "2026-08-01", "every week")]
+    text = cli(capsys, "ledger", "--vault", vault)
+    assert "🔁 every week" in text and "2026-08-08" in text
