@@ -89,3 +89,15 @@ def test_sub_links_come_from_the_note_parsers_links():
     entries, _ = parse_ledger(text)
     assert [(e.action, e.links) for e in entries] == [("Task", ("A",)),
                                                       ("Inner C", ("C", "D"))]
+
+
+def test_a_ledger_nested_deep_keeps_its_later_entries():
+    deep = "\n".join("  " * i + f"- [ ] Level {i}" for i in range(30))
+    entries, _ = parse_ledger(deep + "\n\n- [ ] After [[X]]\n")
+    assert len(entries) == 31 and entries[-1].links == ("X",)
+
+
+def test_nesting_past_what_the_reader_follows_is_a_warning():
+    deep = "\n".join("  " * i + f"- [ ] Level {i}" for i in range(60))
+    assert any("nested more than 50 levels" in w for w in parse_note(deep, "n.md").warnings)
+    assert parse_note(deep[:2000], "n.md").warnings == ()

@@ -28,6 +28,10 @@ from .rows import Link
 
 _MAX_FM_NODES = 10_000
 _MAX_FM_DEPTH = 20
+# markdown-it's own default. Past it the parser stops reading the enclosing block (a
+# ledger's later entries too), so reaching it is a warning; 20 dropped everything after
+# a list nested 10 deep.
+_MAX_NESTING = 100
 _MIN_SECTION_CHARS = 80
 _HUGE_FACTOR = 4
 # Stands in for an escaped or entity-encoded '#', '[' or ']' ("\#", "&#91;"), so
@@ -154,7 +158,8 @@ def _inline_where_needed(state: Any) -> None:
 
 def _make_markdown() -> MarkdownIt:
     # text_join would fold escapes ("\#") into plain text; we need to see them.
-    md = MarkdownIt("commonmark", {"maxNesting": 20}).enable("table").disable("text_join")
+    md = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).enable("table") \
+        .disable("text_join")
     md.inline.ruler.at("backticks", _count_code_newlines)
     md.inline.ruler.before("link", "wiki_link", _wiki_as_text)
     md.core.ruler.at("inline", _inline_where_needed)
@@ -172,6 +177,9 @@ def parse_note(text: str, path: str, *, max_chunk_chars: int = 1200) -> ParsedNo
     body_lines = lines[offset:]
     body = "\n".join(body_lines)
     tokens, found = _read_body(body, offset)
+    if any(tok.level >= _MAX_NESTING - 1 for tok in tokens):
+        warnings.append(f"nested more than {_MAX_NESTING // 2} levels deep: what follows the "
+                        "deepest part of that block may not be read; nest less deeply")
     return ParsedNote(
         path=path,
         title=_title(fm, found.first_h1, path),
