@@ -446,11 +446,15 @@ class _Collector:
                 base = tok.map[0]
             if tok.type == "inline":
                 self._block_context(tok, prev)
+                before = len(self.tags)
                 self._inline(tok.children or [], base)
                 item = tokens[i - 2] if i >= 2 else None
                 if item is not None and item.type == "list_item_open" and item.map \
                         and item.map[0] == base:
-                    self.items.append((item.map, tok.content, _first_line_tags(tok)))
+                    one_line = "\n" not in tok.content
+                    tags = tuple(dict.fromkeys(self.tags[before:])) if one_line \
+                        else _first_line_tags(tok)
+                    self.items.append((item.map, tok.content, tags))
             prev = tok
 
     def list_items(self, body_lines: list[str]) -> tuple[ListItem, ...]:
