@@ -117,8 +117,9 @@ def test_history_shows_the_done_occurrence(vault, capsys):
     assert kept["revisions"][0]["detail"]["occurrence_of"] == "water"
 
 
-def test_the_ledger_view_and_json_show_the_recurrence(vault, capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "120")
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_the_ledger_view_and_json_show_the_recurrence(vault, capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", columns)
     rows = json.loads(cli(capsys, "ledger", "--all", "--vault", vault, "--json"))["results"]
     assert [(r["id"], r["status"], r["due"], r["recurrence"]) for r in rows] == [
         ("water", "open", "2026-08-08", "every week"),
