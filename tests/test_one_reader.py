@@ -101,3 +101,15 @@ def test_nesting_past_what_the_reader_follows_is_a_warning():
     deep = "\n".join("  " * i + f"- [ ] Level {i}" for i in range(60))
     assert any("nested more than 50 levels" in w for w in parse_note(deep, "n.md").warnings)
     assert parse_note(deep[:2000], "n.md").warnings == ()
+
+
+def test_the_nudge_path_reads_the_ledger_rules_without_the_markdown_parser():
+    import subprocess
+    import sys
+
+    probe = ("import sys; import vaultmem.nudge, vaultmem.ledger, vaultmem.prospective; "
+             "print(sorted(m for m in ('markdown_it', 'frontmatter', 'vaultmem.parse') "
+             "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
 
-from . import parse
+from . import parse, syntax
 from .dates import DateMention, find_dates
 from .ledger import parse_ledger
 
@@ -224,7 +224,7 @@ def extract(text: str, day: date) -> Found:
     """Candidate commitments in a note's full text (front matter included, so lines are
     file lines), dates resolved against `day`, the day the note was written."""
     lines = parse._normalize(text).split("\n")
-    _, offset = parse._front_matter_block(lines)
+    _, offset = syntax.front_matter_block(lines)
     found = Found()
     previous = None
     for unit in read_units("\n".join(lines[offset:]), offset + 1):

@@ -21,8 +21,12 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
+from typing import TYPE_CHECKING
 
-from . import parse
+from . import syntax
+
+if TYPE_CHECKING:
+    from .parse import Link, ListItem, Outline
 
 STATUS_BY_MARK = {" ": "open", "x": "done", "X": "done", "-": "cancelled",
                   "/": "open"}  # Tasks' "in progress" is still open
@@ -160,7 +164,7 @@ class Known:
 
 
 def parse_ledger(
-    text: str, outline: parse.Outline | None = None
+    text: str, outline: Outline | None = None
 ) -> tuple[list[LedgerEntry], list[LedgerWarning]]:
     """Parse every task line of a ledger note into entries, with warnings for bad lines.
 
@@ -170,6 +174,8 @@ def parse_ledger(
     matter included. Never raises.
     """
     if outline is None:
+        from . import parse  # the query and nudge paths import this module, not markdown-it
+
         outline = parse.outline(text)
     entries: list[LedgerEntry] = []
     warnings: list[LedgerWarning] = []
@@ -188,7 +194,7 @@ def parse_ledger(
     return _with_sub_links(entries, sub_links), warnings + _duplicate_blocks(entries)
 
 
-def _sub_links(tasks: Sequence[parse.ListItem], links: Sequence[parse.Link]) -> dict[int, list]:
+def _sub_links(tasks: Sequence[ListItem], links: Sequence[Link]) -> dict[int, list]:
     """{task: the wiki-links on the lines nested under it}, each line given to the
     innermost task holding it. A task's own line is its own: never a sub-line."""
     by_line: dict[int, list[str]] = {}
@@ -276,14 +282,14 @@ class _Draft:
         return _PLACEHOLDER_RE.sub(lambda m: self.spans[int(m.group(1))].raw, masked)
 
 
-def _parse_task(item: parse.ListItem) -> tuple[LedgerEntry | None, list[LedgerWarning]]:
+def _parse_task(item: ListItem) -> tuple[LedgerEntry | None, list[LedgerWarning]]:
     mark, number, line = item.mark or " ", item.line, item.raw
     draft = _draft(number, item.text)
     if mark not in STATUS_BY_MARK:  # Tasks lets users define their own: never drop the line
         draft.warn(f"unknown task status '[{mark}]': read as open "
                    "([ ] and [/] open, [x] done, [-] cancelled)")
     # The block id ends the line: taken first, so that no field runs on into it.
-    block = parse.BLOCK_ID.search(draft.text)
+    block = syntax.BLOCK_ID.search(draft.text)
     if block:
         draft.text = draft.text[: block.start()]
     after_meta = _links_after_metadata(draft)
@@ -318,7 +324,7 @@ def _links_after_metadata(draft: _Draft) -> set[int]:
     in the action. Returns their placeholder indexes.
     """
     meta = _META_START_RE.search(draft.text)
-    tag = next(parse.find_tags(draft.text), None)
+    tag = next(syntax.find_tags(draft.text), None)
     starts = [m.start() for m in (meta, tag and tag[0]) if m]
     if not starts:
         return set()
@@ -514,9 +520,9 @@ def _emoji_recurrence(draft: _Draft, match: re.Match[str]) -> str:
 
 
 def _take_tags(draft: _Draft) -> None:
-    """Consume the tags, by the one tag rule (`parse.find_tags`)."""
+    """Consume the tags, by the one tag rule (`syntax.find_tags`)."""
     text, parts, done = draft.text, [], 0
-    for match, tag in parse.find_tags(text):
+    for match, tag in syntax.find_tags(text):
         draft.tags.append(tag)
         start, end = match.span()
         if 0 < start and end < len(text) and text[start - 1] + text[end] in ("()", "[]"):

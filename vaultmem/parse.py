@@ -4,8 +4,8 @@ Pure: text in, a frozen ParsedNote out, no I/O. Links, tags and list items are r
 from markdown-it tokens, so nothing inside code (fenced, indented or inline), raw HTML
 (comments included) or `%%` comments counts; the small regexes only ever see text the
 parser calls text. This is the one markdown reader: the ledger (`ledger.parse_ledger`)
-and prospective items read the list items and links found here, and the rules for
-front matter, tags and block ids are defined here once.
+and prospective items read the list items and links found here, by the one front
+matter, tag and block-id rule (`syntax`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -25,6 +24,7 @@ from markdown_it.rules_inline import backtick
 from markdown_it.token import Token
 
 from .rows import Link
+from .syntax import BLOCK_ID, find_tags, front_matter_block
 
 _MAX_FM_NODES = 10_000
 _MAX_FM_DEPTH = 20
@@ -40,17 +40,10 @@ _ESCAPED = "\ue000"
 _SYNTAX_CHARS = frozenset("#[]")
 
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
-# Obsidian tags: '#' not glued to a word (so not "a#b", not "##"), then
-# letters, digits, '_', '-', '/'; all-digit tags are rejected in code.
-TAG = re.compile(r"(?<![\w#])#([\w/-]+)")
 _BREAKS = frozenset({"softbreak", "hardbreak"})
 _RUN_TYPES = frozenset({"text", "text_special"}) | _BREAKS
 _PLAIN_TYPES = _RUN_TYPES | {"code_inline"}
-# A URL starts where a run of scheme characters starts, so each run is read once.
-_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://\S*")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-# A block id ends its line: " ^id". The same rule for notes, ledger entries and items.
-BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
 # A task's checkbox opens its list item's text: "[ ]", "[x]", "[-]", "[/]", ...
 _CHECKBOX = re.compile(r"\[(.)\](?:[ \t]+|$)")
 _TAG_SPLIT = re.compile(r"[,\s]+")
@@ -172,7 +165,7 @@ _MD = _make_markdown()
 def parse_note(text: str, path: str, *, max_chunk_chars: int = 1200) -> ParsedNote:
     """Parse a note's full text (front matter included); never raises on any text."""
     lines = _normalize(text).split("\n")
-    fm_text, offset = _front_matter_block(lines)
+    fm_text, offset = front_matter_block(lines)
     fm, warnings = _load_front_matter(fm_text)
     body_lines = lines[offset:]
     body = "\n".join(body_lines)
@@ -199,7 +192,7 @@ def outline(text: str) -> Outline:
     """The list items and links of a note's full text, as `parse_note` finds them,
     without front matter values or chunks. Never raises on any text."""
     lines = _normalize(text).split("\n")
-    _, offset = _front_matter_block(lines)
+    _, offset = front_matter_block(lines)
     body_lines = lines[offset:]
     _, found = _read_body("\n".join(body_lines), offset)
     return Outline(found.list_items(body_lines), tuple(found.links))
@@ -281,21 +274,6 @@ def _blank_line(line: str, in_comment: bool) -> tuple[str, bool]:
 
 
 # --- front matter -----------------------------------------------------------
-
-
-def _front_matter_block(lines: list[str]) -> tuple[str | None, int]:
-    """Return the YAML between the '---' fences and the number of lines they span.
-
-    The one front matter rule: a first line '---' and the next line '---', as Obsidian
-    and python-frontmatter read it (YAML's document end '...' closes nothing). Not
-    closed: no front matter, the lines are body text.
-    """
-    if lines[0].rstrip() != "---":
-        return None, 0
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() == "---":
-            return "\n".join(lines[1:i]), i + 1
-    return None, 0
 
 
 def _load_front_matter(fm_text: str | None) -> tuple[dict, list[str]]:
@@ -624,23 +602,6 @@ def _md_link_start(tok: Token, line: int) -> list | None:
 
 def _inline_tags(text: str) -> list[str]:
     return [tag for _, tag in find_tags(text)]
-
-
-def find_tags(text: str) -> Iterator[tuple[re.Match, str]]:
-    """(match, tag) for each tag in a run of plain text: the one tag rule.
-
-    '#' not glued to a word or another '#' ("C#", "a#b" and "##" are not tags; "(#tag)"
-    is), then letters, digits, '_', '-', '/'; lower-cased, a trailing '/' dropped; not
-    all digits ("#123" is an issue number to Obsidian); never inside a URL.
-    """
-    if "#" not in text:
-        return
-    if "://" in text:  # blank URLs without moving anything, so matches index `text`
-        text = _URL.sub(lambda m: " " * len(m.group(0)), text)
-    for match in TAG.finditer(text):
-        tag = match.group(1).rstrip("/").lower()
-        if tag and not tag.replace("/", "").isdigit():
-            yield match, tag
 
 
 # --- chunks -----------------------------------------------------------------

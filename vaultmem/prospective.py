@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from . import clock
+from . import clock, syntax
 from .config import Settings
 from .schema import SCHEMA
 from .store import Store
@@ -66,7 +66,7 @@ def list_items(source: str | Sequence[ListItem]) -> list[Draft]:
             continue
         clean = _without_kind_tags(item.text)
         if item.block_id:
-            clean = parse.BLOCK_ID.sub("", clean)
+            clean = syntax.BLOCK_ID.sub("", clean)
         clean = " ".join(clean.split())
         if not clean:
             continue
@@ -77,10 +77,8 @@ def list_items(source: str | Sequence[ListItem]) -> list[Draft]:
 
 
 def _without_kind_tags(text: str) -> str:
-    from . import parse
-
     parts, done = [], 0
-    for match, tag in parse.find_tags(text):
+    for match, tag in syntax.find_tags(text):
         if tag in KINDS:
             parts += [text[done:match.start()], " "]
             done = match.end()
