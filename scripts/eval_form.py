@@ -291,7 +291,7 @@ def _gold_check(result: dict, kind: str):
 
 # -- end to end: the prospective blueprints with ledgers built from suggestions -------------
 # The blueprints are scripts/eval_prospective.py's (blind-written, SPEC 9); the vault is
-# built the same way (minimal copies of its loader and note writer). Each blueprint's
+# built the same way (its loader and note writer). Each blueprint's
 # positive vault is run three ways: no ledger, the hand-written ledger line, and a ledger
 # made only of accepted suggestions (every one at the default confidence accepted, as a
 # user saying yes to all would). The trigger is the query, `now` is the trigger's date.
@@ -301,24 +301,19 @@ LEDGERS = ("none", "hand", "form")
 
 
 def load_blueprints() -> list[dict]:
-    found = [json.loads(p.read_text()) for p in sorted((DATA / "blueprints").glob("*.json"))]
-    for extra in sorted(DATA.glob("blueprints_*.json")):
-        found.extend(json.loads(extra.read_text()))
-    return sorted(found, key=lambda bp: bp["id"])
+    return sorted(_prospective().load_blueprints(), key=lambda bp: bp["id"])
 
 
 def write_note(vault: Path, day: date, title: str, body: str) -> str:
-    import os
+    return _prospective().write_note(vault, day, title, body)
 
-    slug = re.sub(r"[^\w\- ]+", "", title).strip()[:60] or "note"
-    rel = f"notes/{day.isoformat()} {slug}.md"
-    path = vault / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\ntitle: {json.dumps(title)}\ndate: {day.isoformat()}\n---\n\n"
-                    f"{body}\n", encoding="utf-8")
-    stamp = datetime.combine(day, datetime.min.time()).replace(hour=9).timestamp()
-    os.utime(path, (stamp, stamp))
-    return rel
+
+def _prospective():
+    """scripts/eval_prospective.py, imported only by the end-to-end run."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import eval_prospective
+
+    return eval_prospective
 
 
 def hand_line(bp: dict, link: str) -> str:
