@@ -16,9 +16,10 @@ import os
 import shutil
 from importlib import resources
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported by the calls that use it: a no-op index needs none
+    import numpy as np
 
 from .config import DEFAULT_MODEL, Settings
 from .errors import ModelError
@@ -86,6 +87,8 @@ class FastEmbedder:
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim or 384), np.float32)
         model = self._load()

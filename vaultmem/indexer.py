@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import clock, ledger_sync, parse, prospective, status
+from . import clock, ledger_sync, prospective, status
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -224,7 +224,7 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
         return set()
     digest = plan.hashes.get(path) or content_hash(data)
     text, problem = decode(data)
-    parsed = parse.parse_note(text or "", path, max_chunk_chars=settings.max_chunk_chars)
+    parsed = _parse().parse_note(text or "", path, max_chunk_chars=settings.max_chunk_chars)
     fields = _note_fields(parsed, st, digest, stamp, problem, kind)
     if prior is None:
         fields["first_seen"] = stamp
@@ -329,7 +329,7 @@ def _scalar(value) -> str | None:
 
 def _chunk_rows(parsed) -> list[tuple[int, str, str, str]]:
     """(ord, heading, text, hash of the embedded text); a body-less note is its title."""
-    chunks = parsed.chunks or (parse.Chunk(0, "", ""),)
+    chunks = parsed.chunks or (_parse().Chunk(0, "", ""),)
     return [(c.ord, c.heading, c.text, content_hash(embed_text(
         parsed.title, c.heading, c.text, parsed.aliases).encode()))
             for c in chunks]
@@ -350,7 +350,7 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
     sources = None if pending == "all" else sorted(pending)
     updates, escaping = [], []
     for link_id, source, target, kind, heading, block, line, current in store.all_links(sources):
-        link = parse.Link(target, kind, heading, block, None, line or 0)
+        link = _parse().Link(target, kind, heading, block, None, line or 0)
         hit = resolver.resolve(link, source)
         target_id = ids.get(hit) if hit else None
         if target_id != current:
@@ -404,3 +404,11 @@ def embed_missing(store: Store, embedder: Embedder, progress: Progress | None = 
         if progress:
             progress("embed", start + len(group), len(todo))
     return len(todo)
+
+
+def _parse():
+    """parse.py (markdown-it, front matter, YAML), imported by the first note read: a
+    run that reads none (a no-op) never loads it."""
+    from . import parse
+
+    return parse

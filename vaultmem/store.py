@@ -42,8 +42,7 @@ import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from . import lexical, migrations
 from .errors import (
@@ -53,10 +52,14 @@ from .errors import (
     StoreReadOnlyError,
     VaultmemError,
 )
-from .matrix import Matrix, MatrixCache
 from .rows import StoredNote
 
-__all__ = ["Matrix", "Store", "StoredNote", "close_all", "explain", "writer_lock",
+if TYPE_CHECKING:  # numpy comes with the matrix, on the first read that needs it
+    import numpy as np
+
+    from .matrix import Matrix, MatrixCache
+
+__all__ = ["Store", "StoredNote", "close_all", "explain", "writer_lock",
            "writer_running"]
 
 _DAMAGE = ("malformed", "not a database", "file is encrypted", "disk image")
@@ -177,7 +180,7 @@ class Store:
         self.path = path
         self.read_only = read_only
         self._locked = False
-        self._matrices = MatrixCache(path)
+        self._matrices: MatrixCache | None = None  # made by the first matrix() call
         self._check: _BackgroundCheck | None = None
         self._titles: tuple[str, dict] | None = None
         _LIVE.add(self)
@@ -583,6 +586,8 @@ class Store:
         marks = ",".join("?" * len(hashes))
         rows = self.execute(f"SELECT hash, vector FROM vectors WHERE fingerprint = ? AND hash IN "
                             f"({marks})", [fingerprint, *hashes])
+        import numpy as np
+
         return {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows}
 
     def put_vectors(self, fingerprint: str, rows: Iterable[tuple[str, bytes]]) -> None:
@@ -613,6 +618,8 @@ class Store:
 
     def salience_scores(self) -> tuple[np.ndarray, np.ndarray]:
         """(note ids ascending, their standing salience): two arrays, no per-note objects."""
+        import numpy as np
+
         rows = self.execute("SELECT note_id, score FROM salience ORDER BY note_id").fetchall()
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         return ids, np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
@@ -645,6 +652,10 @@ class Store:
     def matrix(self, fingerprint: str, dim: int) -> Matrix:
         """All live chunk vectors, cached in process and beside the database until
         another write changes the store (`matrix.MatrixCache`)."""
+        if self._matrices is None:
+            from .matrix import MatrixCache
+
+            self._matrices = MatrixCache(self.path)
         return self._matrices.get(self, fingerprint, dim)
 
     def vector_rows(self, fingerprint: str) -> tuple[int, sqlite3.Cursor]:
