@@ -33,6 +33,57 @@ def test_noop_run_reads_no_file_contents(make_vault, fake_embedder, monkeypatch)
     assert (report.unchanged, report.new, report.modified, report.embedded) == (2, 0, 0, 0)
 
 
+def test_a_noop_run_reuses_the_last_runs_figures_without_scanning(make_vault, fake_embedder,
+                                                                   monkeypatch):
+    vault, v, store = setup(make_vault, fake_embedder)
+    first = v.index(now=NOW)
+    assert (first.links_resolved, first.links_unresolved) == (1, 1)
+
+    def scan(*_):
+        raise AssertionError("a no-op run scanned again")
+
+    monkeypatch.setattr(store, "missing_vectors", scan)
+    monkeypatch.setattr(store, "link_rows", scan)
+    again = v.index(now=NOW)
+    assert (again.links_resolved, again.links_unresolved, again.embedded) == (1, 1, 0)
+    monkeypatch.undo()
+
+    (vault / "c.md").write_text("# C\n\nTo [[b]] and [[nowhere]].\n")  # a change counts anew
+    changed = v.index(now=NOW)
+    assert (changed.links_resolved, changed.links_unresolved, changed.embedded) == (2, 2, 1)
+    assert v.index(now=NOW).links_unresolved == 2
+
+
+def test_a_run_killed_after_a_change_leaves_no_figures_to_reuse(make_vault, fake_embedder,
+                                                                monkeypatch):
+    from vaultmem import indexer
+
+    vault, v, store = setup(make_vault, fake_embedder)
+    v.index(now=NOW)
+    (vault / "c.md").write_text("# C\n\nTo [[b]] and [[nowhere]].\n")
+
+    def killed(*_a, **_k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(indexer, "embed_missing", killed)
+    with pytest.raises(KeyboardInterrupt):
+        v.index(now=NOW)
+    monkeypatch.undo()
+    resumed = v.index(now=NOW)  # nothing left to plan, but the embedding was never done
+    assert (resumed.new, resumed.embedded, resumed.links_unresolved) == (0, 1, 2)
+
+
+def test_another_model_embeds_everything_on_an_unchanged_vault(make_vault, fake_embedder):
+    from .conftest import FakeEmbedder
+
+    vault, v, store = setup(make_vault, fake_embedder)
+    v.index(now=NOW)
+    other = FakeEmbedder()
+    other.fingerprint = "fake|other|r1"
+    with Vault.open(vault, embedder=other) as w:
+        assert w.index(now=NOW).embedded == 3
+
+
 def test_touch_without_change_rehashes_but_does_not_reparse(make_vault, fake_embedder):
     vault, v, store = setup(make_vault, fake_embedder)
     v.index(now=NOW)
