@@ -325,7 +325,7 @@ def run(root: Path, args) -> None:
     index_vault(store, settings, embedder, now=datetime.now())
 
     query_embedder = embed.query_embedder(settings)
-    opts = QueryOptions(limit=10, weight=settings.weight, fire_weight=settings.fire_weight)
+    opts = QueryOptions.from_settings(settings, limit=10)  # mode, fusion, weights: configured
     run_query(store, query_embedder, "warm-up", opts, datetime.now(), settings)
     lat = []
     for i in range(args.queries):

@@ -338,7 +338,8 @@ def note_scores(store: Store, embedder, qvec: np.ndarray, kind: str) -> tuple[li
 
 
 def run_variant(built: Built, variant: Variant, embedder) -> list[dict]:
-    opts = QueryOptions(limit=10, log_mentions=0, **variant.options)
+    opts = QueryOptions.from_settings(built.settings, limit=10, log_mentions=0,
+                                      **variant.options)
     if variant.salience is not None:
         run_salience(built.store, replace(built.settings, salience=variant.salience), NOW)
     rows = []
