@@ -16,7 +16,7 @@ from vaultmem.ledger import (
     _bonus,
     _distinct_blocks,
     _pair_similar,
-    render_entry,
+    greedy_pairs,
 )
 
 
@@ -44,19 +44,9 @@ def match_exhaustive(known, current) -> dict[int, int]:
 
 
 def _pair_similar_exhaustive(known, current, free_k, free_c):
-    scored = []
-    for ci in free_c:
-        content = render_entry(current[ci])
-        for score, ki in _closest_exhaustive(known, current[ci], free_k):
-            scored.append((-score, known[ki].id, content, ki, ci))
-    scored.sort()
-    pairs, used_k, used_c = [], set(), set()
-    for *_, ki, ci in scored:
-        if ki not in used_k and ci not in used_c:
-            pairs.append((ki, ci))
-            used_k.add(ki)
-            used_c.add(ci)
-    return pairs
+    """The same greedy assignment, over every known entry instead of a block."""
+    return greedy_pairs(known, current, free_c,
+                        lambda ci: _closest_exhaustive(known, current[ci], free_k))
 
 
 def _closest_exhaustive(known, entry, free_k):

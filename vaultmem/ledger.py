@@ -798,10 +798,16 @@ def _full_key(entry: LedgerEntry) -> tuple:
 def _pair_similar(known, current, free_k, free_c):
     """Greedy best-first pairing of the remaining entries by similarity."""
     blocks = _Blocks([known[ki].entry for ki in free_k], free_k)
+    return greedy_pairs(known, current, free_c, lambda ci: _closest(blocks, current[ci]))
+
+
+def greedy_pairs(known, current, free_c, closest) -> list[tuple[int, int]]:
+    """Best score first, each known and each current entry used once. `closest(ci)`
+    yields (score, ki) candidates for current entry ci."""
     scored = []
     for ci in free_c:
         content = render_entry(current[ci])  # ties break on content, never on line position
-        for score, ki in _closest(blocks, current[ci]):
+        for score, ki in closest(ci):
             scored.append((-score, known[ki].id, content, ki, ci))
     scored.sort()
     pairs, used_k, used_c = [], set(), set()
