@@ -23,6 +23,22 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures_vault"
 
 
+def modules_loaded(program: str, modules: tuple[str, ...], *args: str) -> list[str]:
+    """Which of `modules` a fresh interpreter has imported after running `program`
+    (what a cron job or a cold query pays for at start)."""
+    import subprocess
+    import sys
+
+    probe = (f"{program}\nimport sys\n"
+             f"print(sorted(m for m in {modules!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True,
+                         text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    import ast
+
+    return ast.literal_eval(out.stdout.strip().splitlines()[-1])
+
+
 class FakeEmbedder:
     """Bag of hashed words: texts sharing words get similar vectors. Deterministic."""
 

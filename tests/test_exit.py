@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import subprocess
 import sys
@@ -127,28 +126,20 @@ def test_finish_closes_a_store_the_program_left_open(tmp_path):
     assert count_ops(db) == 1
 
 
-NOOP_IMPORTS = """
-import json, sys
-from vaultmem.cli import main
-code = main(["index", sys.argv[1], "--json"])
-print(json.dumps({"code": code, "loaded": sorted(m for m in ("numpy", "markdown_it",
-      "frontmatter", "yaml", "fastembed", "onnxruntime") if m in sys.modules)}))
-"""
-
-
 def test_a_noop_index_loads_neither_numpy_nor_the_markdown_parser(make_vault, tmp_path):
     """An hourly cron run on an unchanged vault pays for its imports: the vectors and
     the note parser are loaded by the first note read or embedded, not before."""
     from vaultmem import config
     from vaultmem.embed import fingerprint_for
 
-    from .conftest import FakeEmbedder
+    from .conftest import FakeEmbedder, modules_loaded
 
     stand_in = FakeEmbedder()  # its vectors filed under the real model's fingerprint
     stand_in.fingerprint = fingerprint_for(config.load(tmp_path / "vault"))
     vault = make_vault({"a.md": "# A\n\nOne note [[b]].\n", "b.md": "# B\n\nAnother.\n"},
                        embedder=stand_in, index_at=datetime(2026, 8, 1))
-    out = subprocess.run([sys.executable, "-c", NOOP_IMPORTS, str(vault.settings.vault)],
-                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    doc = json.loads(out.splitlines()[-1])
-    assert doc == {"code": 0, "loaded": []}
+    program = ("import sys\nfrom vaultmem.cli import main\n"
+               "assert main(['index', sys.argv[1], '--json']) == 0")
+    assert modules_loaded(program, ("numpy", "markdown_it", "frontmatter", "yaml",
+                                    "fastembed", "onnxruntime"),
+                          str(vault.settings.vault)) == []

@@ -104,12 +104,7 @@ def test_nesting_past_what_the_reader_follows_is_a_warning():
 
 
 def test_the_nudge_path_reads_the_ledger_rules_without_the_markdown_parser():
-    import subprocess
-    import sys
+    from .conftest import modules_loaded
 
-    probe = ("import sys; import vaultmem.nudge, vaultmem.ledger, vaultmem.prospective; "
-             "print(sorted(m for m in ('markdown_it', 'frontmatter', 'vaultmem.parse') "
-             "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         timeout=60)
-    assert out.stdout.strip() == "[]", out.stderr
+    assert modules_loaded("import vaultmem.nudge, vaultmem.ledger, vaultmem.prospective",
+                          ("markdown_it", "frontmatter", "vaultmem.parse")) == []

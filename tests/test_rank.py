@@ -275,15 +275,11 @@ def test_hybrid_never_drops_a_note_and_lexical_finds_exact_words(vault):
 
 def test_the_query_path_does_not_import_the_markdown_parser():
     """A cold `vaultmem query` pays for what it uses: parsing is index-time work."""
-    import subprocess
-    import sys
+    from .conftest import modules_loaded
 
-    probe = ("import sys; import vaultmem.rank, vaultmem.commitments; "
-             "print(sorted(m for m in ('markdown_it', 'frontmatter', 'yaml', 'vaultmem.parse', "
-             "'vaultmem.ledger') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         timeout=60)
-    assert out.stdout.strip() == "[]", out.stderr
+    assert modules_loaded("import vaultmem.rank, vaultmem.commitments",
+                          ("markdown_it", "frontmatter", "yaml", "vaultmem.parse",
+                           "vaultmem.ledger")) == []
 
 
 def test_the_query_alone_is_embedded_when_nothing_could_fire(make_vault):
