@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import clock, ledger_sync, prospective, status
+from . import clock, ledger_sync, migrations, prospective, status
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -104,8 +104,8 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     quiet = not (full or plan.changed or plan.touched or _links_pending(store) is not None
                  or store.get_meta("lifecycle_dirty") == "1")
     settled = _settled(store, embedder.fingerprint) if quiet else None
-    if quiet:
-        store.skip_check()  # nothing to change: no need to read every page first
+    if settled and store.checked_within(CHECK_EVERY):
+        store.skip_check()  # nothing to change or embed: no need to read every page again
     elif store.get_meta(SETTLED):
         with store.atomic():  # before any change: a run killed from here on counts again
             store.set_meta(SETTLED, "")
@@ -116,7 +116,8 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     pending = _links_pending(store)
     if pending is not None:
         _resolve_links(store, stamp, report, pending)
-    ledger_sync.refresh_views(store)  # the matcher's texts of each open entry
+    if ledger_sync.refresh_views(store):  # the matcher's texts of each open entry
+        settled = None  # new view texts (after an upgrade): embed them
     report.embedded = 0 if settled else embed_missing(store, embedder, progress)
     if store.get_meta("lifecycle_dirty") == "1":
         prospective.refresh_lifecycle(store, settings, now)
@@ -131,8 +132,9 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     walk_warnings = [(p, None, m) for p, m in found.warnings]
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
-        store.set_meta(SETTLED, json.dumps({"fingerprint": embedder.fingerprint,
-                                            "links": counts}))
+        store.set_meta(SETTLED, json.dumps({
+            "fingerprint": embedder.fingerprint, "links": counts,
+            "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]}))
     report.warnings[:0] = walk_warnings
     report.seconds = round(time.perf_counter() - started, 3)
     store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
@@ -386,6 +388,9 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
 # killed half-way leaves no stale figures; a run that changes nothing reuses them instead
 # of scanning every chunk and link again (0.1 s of a no-op at 50,000 notes).
 SETTLED = "settled"
+CHECK_EVERY = 86_400  # seconds: a no-op run still reads every page once a day
+SETTLED_VERSION = 1  # raise when what needs a vector, or how links are counted, changes;
+# a new migration makes every earlier record stale by itself
 LINK_FIGURES = (("resolved_links", "links_resolved"), ("unresolved_links", "links_unresolved"),
                 ("unresolved_targets", "unresolved_targets"),
                 ("attachment_links", "attachment_links"))
@@ -396,7 +401,8 @@ def _settled(store: Store, fingerprint: str) -> dict | None:
         found = json.loads(store.get_meta(SETTLED) or "null")
     except ValueError:
         return None
-    if not isinstance(found, dict) or found.get("fingerprint") != fingerprint:
+    if not isinstance(found, dict) or found.get("fingerprint") != fingerprint \
+            or found.get("version") != [SETTLED_VERSION, len(migrations.MIGRATIONS)]:
         return None
     links = found.get("links")
     return found if isinstance(links, dict) and all(k in links for k, _ in LINK_FIGURES) \

@@ -162,6 +162,7 @@ def refresh_views(store: Store) -> bool:
         store.executemany(
             "INSERT INTO entry_views (entry_id, ord, kind, text, hash) VALUES (?, ?, ?, ?, ?)",
             want)
+        store.set_meta("settled", "")  # new texts await their vectors (indexer.SETTLED)
     return True
 
 

@@ -31,7 +31,6 @@ when a migration has to run, so a query does not pay for it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -62,6 +61,7 @@ if TYPE_CHECKING:  # numpy comes with the matrix, on the first read that needs i
 __all__ = ["Store", "StoredNote", "close_all", "explain", "writer_lock",
            "writer_running"]
 
+CHECKED_AT = "checked_at"  # meta: wall-clock seconds of the last passing check
 _DAMAGE = ("malformed", "not a database", "file is encrypted", "disk image")
 _READ_ONLY = ("readonly", "read-only")
 _OPENED: dict[str, Path] = {}  # the store this process opened last: named in error messages
@@ -265,8 +265,8 @@ class Store:
                 self.await_check()
             finally:
                 self._locked = False
-                if self._check is not None:  # the run failed first: still end the check
-                    self._check.thread.join()
+                if self._check is not None:  # the run failed first: stop the check
+                    self._check.cancel()
                     self._check = None
 
     def skip_check(self) -> None:
@@ -276,6 +276,8 @@ class Store:
         if self._check is not None:
             check, self._check = self._check, None
             check.cancel()
+            if check.error is not None:  # it had finished, and found damage
+                raise check.error
 
     def await_check(self) -> None:
         """Wait for the writer lock's check of the store; raise StoreDamagedError if it
@@ -286,6 +288,14 @@ class Store:
         check.thread.join()
         if check.error is not None:
             raise check.error
+        self.set_meta(CHECKED_AT, str(int(time.time())))
+
+    def checked_within(self, seconds: float) -> bool:
+        """Whether a writer's check of the whole store passed in the last `seconds`."""
+        try:
+            return time.time() - float(self.get_meta(CHECKED_AT) or 0) < seconds
+        except ValueError:
+            return False
 
     def check(self) -> None:
         """Raise StoreDamagedError unless SQLite's quick_check passes (every page read
@@ -693,7 +703,6 @@ class _BackgroundCheck:
 
     def __init__(self, path: Path):
         self.error: BaseException | None = None
-        self.conn: sqlite3.Connection | None = None
         self.cancelled = False
         self.thread = threading.Thread(target=self._run, args=(path,), daemon=True,
                                        name="vaultmem-store-check")
@@ -701,25 +710,26 @@ class _BackgroundCheck:
 
     def _run(self, path: Path) -> None:
         try:
-            self.conn = sqlite3.connect(path, timeout=10, check_same_thread=False)
+            conn = sqlite3.connect(path, timeout=10)
             try:
+                # SQLite asks every 1,000 steps whether to stop: no interrupt to race
+                conn.set_progress_handler(lambda: self.cancelled, 1000)
                 if not self.cancelled:
-                    quick_check(self.conn, path)
+                    quick_check(conn, path)
             finally:
-                self.conn.close()
+                conn.close()
+        except StoreDamagedError as exc:
+            if not (self.cancelled and "interrupted" in str(exc)):
+                self.error = exc
         except sqlite3.DatabaseError as exc:  # the file would not even open
             self.error = StoreDamagedError(path, str(exc))
         except BaseException as exc:  # noqa: BLE001 - handed to the thread that writes
             self.error = exc
-        if self.cancelled:
-            self.error = None  # an interrupted check found nothing either way
 
     def cancel(self) -> None:
-        """Stop the check (sqlite3's interrupt is safe from another thread) and wait."""
+        """Stop the check at its next progress step and wait for the thread. A check that
+        had already failed keeps its error."""
         self.cancelled = True
-        if self.conn is not None:
-            with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile
-                self.conn.interrupt()
         self.thread.join()
 
 
