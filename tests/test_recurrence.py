@@ -126,3 +126,32 @@ def test_the_ledger_view_and_json_show_the_recurrence(vault, capsys, monkeypatch
         ("water-2026-08-02", "done", "2026-08-01", "every week")]
     text = cli(capsys, "ledger", "--vault", vault)
     assert "🔁 every week" in text and "2026-08-08" in text
+
+
+def test_a_line_another_commitment_stands_on_is_not_taken_as_the_next_occurrence():
+    """Two fortnightly entries a week apart: checking off the first must not hand its id
+    to the second's line, nor move the second."""
+    a = "Bins out 🔁 every 2 weeks 📅 2026-08-01"
+    b = "Bins out 🔁 every 2 weeks 📅 2026-08-08"
+    known, _ = step([], f"- [ ] {a}\n- [ ] {b}")
+    assert [k.id for k in known] == ["c-bins-out", "c-bins-out-2"]
+    text = (f"- [ ] Bins out 🔁 every 2 weeks 📅 2026-08-15\n- [x] {a} ✅ 2026-08-01\n"
+            f"- [ ] {b}")
+    known, changes = step(known, text)
+    assert changes[("c-bins-out", "open")] == ["occurrence-done"]
+    assert changes[("c-bins-out-2", "open")] == []
+    assert {k.id: k.entry.due.isoformat() for k in known if k.entry.status == "open"} == {
+        "c-bins-out": "2026-08-15", "c-bins-out-2": "2026-08-08"}
+
+
+def test_an_occurrence_filed_before_is_not_filed_again():
+    old_done = "- [x] Gym 🔁 every week 📅 2026-08-01 ✅ 2026-08-01"
+    known, _ = step([], "- [ ] Gym 🔁 every week 📅 2026-08-01")
+    known, _ = step(known, "- [ ] Gym 🔁 every week 📅 2026-08-08\n" + old_done)
+    # the next occurrence moved back to the 1st, then checked off again on the 2nd
+    known, _ = step(known, "- [ ] Gym 🔁 every week 📅 2026-08-01\n" + old_done)
+    known, changes = step(known, old_done + "\n- [x] Gym 🔁 every week 📅 2026-08-01 ✅ "
+                          "2026-08-02\n- [ ] Gym 🔁 every week 📅 2026-08-08")
+    assert changes[("c-gym-2026-08-01", "done")] == []  # the one filed before, untouched
+    assert changes[("c-gym-2026-08-02", "done")] == ["created"]
+    assert changes[("c-gym", "open")] == ["occurrence-done"]

@@ -675,18 +675,27 @@ def _recurrences(known: Sequence[Known], current: Sequence[LedgerEntry]
             waiting.setdefault((*_recurrence_key(k.entry), k.entry.fires_from), []).append(ki)
     if not waiting:
         return {}
+    # Lines that already belong to a known entry are nobody's next or done occurrence:
+    # another open entry as it stood, a block id in use, an occurrence filed before.
+    standing = {(*_recurrence_key(k.entry), k.entry.fires_from) for k in known
+                if k.entry.status == "open" and _recurrence_key(k.entry)}
+    filed = {(*_recurrence_key(k.entry), k.entry.fires_from, k.entry.done_on) for k in known
+             if k.entry.status == "done" and _recurrence_key(k.entry)}
+    owner = {k.id: _recurrence_key(k.entry) for k in known}
     done_lines: dict[tuple, list[int]] = {}
     open_lines: dict[tuple, list[int]] = {}
     for ci, entry in enumerate(current):
         key = _recurrence_key(entry)
-        if key and entry.fires_from is not None:
-            if entry.status == "done":
-                done_lines.setdefault((*key, entry.fires_from), []).append(ci)
-            elif entry.status == "open":
-                open_lines.setdefault(key, []).append(ci)
+        if not key or (entry.block_id in owner and owner[entry.block_id] != key):
+            continue  # a block id another commitment holds
+        if entry.status == "done" and (*key, entry.fires_from, entry.done_on) not in filed:
+            done_lines.setdefault((*key, entry.fires_from), []).append(ci)
+        elif entry.status == "open" and (*key, entry.fires_from) not in standing:
+            open_lines.setdefault(key, []).append(ci)
     out: dict[int, tuple[int, int]] = {}
     for (*key, start), kis in waiting.items():
-        dones = done_lines.get((*key, start), [])
+        dones = sorted(done_lines.get((*key, start), []),  # the newest check-off first
+                       key=lambda c: current[c].done_on or date.min, reverse=True)
         nexts = [ci for ci in open_lines.get(tuple(key), [])
                  if current[ci].fires_from > start and ci not in out]
         for ki, done, nxt in zip(kis, dones, sorted(nexts, key=lambda c: current[c].fires_from),
