@@ -108,3 +108,16 @@ def test_the_nudge_path_reads_the_ledger_rules_without_the_markdown_parser():
 
     assert modules_loaded("import vaultmem.nudge, vaultmem.ledger, vaultmem.prospective",
                           ("markdown_it", "frontmatter", "vaultmem.parse")) == []
+
+
+@pytest.mark.parametrize("code", [
+    "- [ ] Fix the build [[CI]]\n    ```sh\n    echo $((a %% b))\n    ```\n",
+    "> ```\n> a %% b\n> ```\n",
+])
+def test_percent_signs_in_a_nested_or_quoted_fence_open_no_comment(code):
+    """A `%%` in code under a task or in a quote is code: it must not start a comment that
+    hides every entry after it."""
+    text = code + "%% a real comment [[Hidden]] %%\n- [ ] Pay rent 📅 2026-08-01 [[Rent]]\n"
+    entries, _ = parse_ledger(text)
+    assert "Pay rent" in [e.action for e in entries]
+    assert "Hidden" not in [link.target for link in parse_note(text, "Ledger.md").links]

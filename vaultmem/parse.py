@@ -213,7 +213,9 @@ def _normalize(text: str) -> str:
 
 # --- Obsidian comments ------------------------------------------------------
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A fence at any list or quote depth: under a task (indented) or in a block quote (`> `),
+# `%%` inside it is code too, not the start of a comment that hides the rest of the note.
+_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})")
 _COMMENT_MARK = re.compile(r"%%|`+")
 
 
@@ -233,7 +235,7 @@ def _blank_comments(body: str) -> str:
         opener = _FENCE.match(line)
         if fence is not None:
             if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) \
-                    and not line.strip().strip(fence[0]):
+                    and not line.lstrip(" \t>").strip().strip(fence[0]):
                 fence = None
             out.append(line)
         elif opener and not in_comment:
