@@ -121,3 +121,16 @@ def test_percent_signs_in_a_nested_or_quoted_fence_open_no_comment(code):
     entries, _ = parse_ledger(text)
     assert "Pay rent" in [e.action for e in entries]
     assert "Hidden" not in [link.target for link in parse_note(text, "Ledger.md").links]
+
+
+@pytest.mark.parametrize("line", ["- [ ] Do it \\#notatag", "- [ ] Do it [see](#heading)"])
+def test_an_escaped_hash_or_a_heading_link_is_no_tag_to_any_reader(line):
+    entry = parse_ledger(line)[0][0]
+    assert entry.tags == () and parse_note(line, "Ledger.md").tags == ()
+    assert entry.action == line.removeprefix("- [ ] ")
+
+
+def test_a_bracketed_kind_tag_leaves_no_brackets_in_the_item_text():
+    items = list_items(parse_note("- Solar roof (#idea) for the barn\n", "n.md").items)
+    assert [(i.kind, " ".join(i.text.split())) for i in items] == [
+        ("idea", "Solar roof for the barn")]

@@ -520,16 +520,9 @@ def _emoji_recurrence(draft: _Draft, match: re.Match[str]) -> str:
 
 
 def _take_tags(draft: _Draft) -> None:
-    """Consume the tags, by the one tag rule (`syntax.find_tags`)."""
-    text, parts, done = draft.text, [], 0
-    for match, tag in syntax.find_tags(text):
-        draft.tags.append(tag)
-        start, end = match.span()
-        if 0 < start and end < len(text) and text[start - 1] + text[end] in ("()", "[]"):
-            start, end = start - 1, end + 1  # "(#tag)": the brackets go with the tag
-        parts += [text[done:max(start, done)], " "]
-        done = end
-    draft.text = "".join(parts) + text[done:]
+    """Consume the tags, by the one tag rule (`syntax.strip_tags`)."""
+    draft.text, tags = syntax.strip_tags(draft.text)
+    draft.tags += tags
 
 
 def _action_and_condition(draft: _Draft) -> tuple[str, str | None]:

@@ -77,12 +77,7 @@ def list_items(source: str | Sequence[ListItem]) -> list[Draft]:
 
 
 def _without_kind_tags(text: str) -> str:
-    parts, done = [], 0
-    for match, tag in syntax.find_tags(text):
-        if tag in KINDS:
-            parts += [text[done:match.start()], " "]
-            done = match.end()
-    return "".join(parts) + text[done:]
+    return syntax.strip_tags(text, keep=lambda tag: tag not in KINDS)[0]
 
 
 def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],

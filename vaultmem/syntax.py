@@ -8,7 +8,7 @@ standard library: the query and nudge paths import it without markdown-it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 # Obsidian tags: '#' not glued to a word (so not "a#b", not "##"), then
 # letters, digits, '_', '-', '/'; all-digit tags are rejected in code.
@@ -39,7 +39,9 @@ def find_tags(text: str) -> Iterator[tuple[re.Match, str]]:
 
     '#' not glued to a word or another '#' ("C#", "a#b" and "##" are not tags; "(#tag)"
     is), then letters, digits, '_', '-', '/'; lower-cased, a trailing '/' dropped; not
-    all digits ("#123" is an issue number to Obsidian); never inside a URL.
+    all digits ("#123" is an issue number to Obsidian); never inside a URL. On a raw
+    line (the ledger's and list items' text) also never escaped (`\\#x`) and never a link's
+    heading target (`[see](#x)`), which markdown-it's text tokens never hold.
     """
     if "#" not in text:
         return
@@ -47,5 +49,25 @@ def find_tags(text: str) -> Iterator[tuple[re.Match, str]]:
         text = _URL.sub(lambda m: " " * len(m.group(0)), text)
     for match in TAG.finditer(text):
         tag = match.group(1).rstrip("/").lower()
+        before = text[max(0, match.start() - 2):match.start()]
+        if before.endswith("\\") or before == "](":
+            continue
         if tag and not tag.replace("/", "").isdigit():
             yield match, tag
+
+
+def strip_tags(text: str, keep: Callable[[str], bool] = lambda tag: False
+               ) -> tuple[str, list[str]]:
+    """`text` without its tags (all, or those `keep` refuses) and the tags taken out;
+    "(#tag)" and "[#tag]" lose their brackets with the tag."""
+    parts, taken, done = [], [], 0
+    for match, tag in find_tags(text):
+        if keep(tag):
+            continue
+        taken.append(tag)
+        start, end = match.span()
+        if 0 < start and end < len(text) and text[start - 1] + text[end] in ("()", "[]"):
+            start, end = start - 1, end + 1
+        parts += [text[done:max(start, done)], " "]
+        done = end
+    return "".join(parts) + text[done:], taken
