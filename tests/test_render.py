@@ -103,3 +103,19 @@ def test_explain_reads_as_a_worked_sum(root, capsys, monkeypatch):
     top = result.results[0].explain
     total = top["dense_term"] + top["lexical_term"]
     assert total == pytest.approx(top["relevance"], abs=2e-4)
+
+
+def test_ledger_names_notes_by_path_where_two_share_a_name(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "v"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    (root / "a" / "Plan.md").write_text("# Plan\n")
+    (root / "b" / "Plan.md").write_text("# Plan\n")
+    (root / "Ledger.md").write_text("- [ ] One [[a/Plan]] 📅 2026-08-01\n"
+                                    "- [ ] Two [[b/Plan]] 📅 2026-08-02\n")
+    with Vault.open(root, create=True, embedder=FakeEmbedder()) as v:
+        v.index(now=datetime(2026, 7, 1))
+    monkeypatch.setattr(render, "_out_console", None)
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "ledger", "--vault", root)
+    assert code == 0 and "a/Plan.md" in out and "b/Plan.md" in out

@@ -286,7 +286,9 @@ def ledger_list(result, as_json: bool) -> None:
     if not result.results:
         warn("no ledger entries")
         return
-    rows = [_ledger_row(r) for r in result.results]
+    stems = [_stem(p) for p in {n for r in result.results for n in r["notes"]}]
+    shared = {stem for stem in stems if stems.count(stem) > 1}  # two notes, one name
+    rows = [_ledger_row(r, shared) for r in result.results]
     out = _console(False)
     if out.width < 100:  # a table of six columns folds every word at 80: one entry, two lines
         for r, (when, notes) in zip(result.results, rows, strict=True):
@@ -304,15 +306,19 @@ def ledger_list(result, as_json: bool) -> None:
     out.print(table)
 
 
-def _ledger_row(r: dict) -> tuple[str, str]:
+def _ledger_row(r: dict, shared: set[str]) -> tuple[str, str]:
     """An entry's when (date, window or condition, and recurrence) and its notes, named as
-    Obsidian shows a link (the JSON has the paths)."""
+    Obsidian shows a link, by path where two notes share a name (the JSON has paths)."""
     when = r["due"] or r["fires_from"] or (f"when {r['condition']}" if r["condition"] else "")
     if r["recurrence"]:
         when += f" 🔁 {r['recurrence']}"
-    notes = ", ".join([*(posixpath.splitext(posixpath.basename(n))[0] for n in r["notes"]),
+    notes = ", ".join([*(n if _stem(n) in shared else _stem(n) for n in r["notes"]),
                        *(f"?{t}" for t in r["unresolved"])])
     return when, notes
+
+
+def _stem(path: str) -> str:
+    return posixpath.splitext(posixpath.basename(path))[0]
 
 
 def ledger_history(result, as_json: bool) -> None:
