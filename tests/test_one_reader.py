@@ -134,3 +134,19 @@ def test_a_bracketed_kind_tag_leaves_no_brackets_in_the_item_text():
     items = list_items(parse_note("- Solar roof (#idea) for the barn\n", "n.md").items)
     assert [(i.kind, " ".join(i.text.split())) for i in items] == [
         ("idea", "Solar roof for the barn")]
+
+
+@pytest.mark.parametrize("line", [
+    "- [ ] Pay the plumber invoice 📅 2026-08-15 [[José Núñez|Plumber]] #project/house",
+    "- [/] Draft the talk ⏫ 🔁 every week 📅 2026-09-01 ^talk",
+    "* [ ] Reconcile the quote [when:: vendor quote arrives] [keywords:: quote] [[June]]",
+    "1. [ ] Call (#work) Jo [due:: 2026-08-20] [start:: 2026-08-12]",
+    "- [x] Renew passport 📅 2026-07-31 ✅ 2026-07-20 [[Passport]]",
+    "  - [ ] ask [[Dave]] for a quote 🛫 2026-03-02 📅 2026-03-06",
+])
+def test_a_task_line_read_on_its_own_is_the_entry_the_ledger_reads(line):
+    from vaultmem.ledger import parse_task_line
+
+    entries, _ = parse_ledger(line)
+    assert parse_task_line(line) == entries[0]
+    assert parse_task_line("Just prose, no task") is None

@@ -25,7 +25,7 @@ from pathlib import PurePosixPath
 
 from . import parse, syntax
 from .dates import DateMention, find_dates
-from .ledger import parse_ledger
+from .ledger import parse_task_line
 
 # -------------------------------------------------------------------------- the reader
 
@@ -255,8 +255,7 @@ def _task(unit: Unit, day: date, found: Found) -> None:
             unit.task, f"task marked [{unit.task}]")
         found.rejected.append(Rejected(unit.line, text, reason))
         return
-    entries, _ = parse_ledger(unit.raw.strip())
-    entry = entries[0] if entries else None
+    entry = parse_task_line(unit.raw.strip())
     action = _strip_dates(entry.action if entry else text)
     start, due, date_text = _written_window(entry)
     why = ["an open task line"]

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import syntax
 
@@ -280,6 +280,27 @@ class _Draft:
 
     def raw(self, masked: str) -> str:
         return _PLACEHOLDER_RE.sub(lambda m: self.spans[int(m.group(1))].raw, masked)
+
+
+_TASK_LINE = re.compile(r"[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[(.)\](?:[ \t]+|$)")
+
+
+class _Line(NamedTuple):
+    """A task line read on its own: what `_parse_task` needs of a list item."""
+
+    line: int
+    mark: str
+    text: str
+    raw: str
+
+
+def parse_task_line(raw: str) -> LedgerEntry | None:
+    """One task line on its own (Form reads the open task lines of every note), as
+    `parse_ledger` would read it, without running the markdown parser again."""
+    box = _TASK_LINE.match(raw)
+    if box is None:
+        return None
+    return _parse_task(_Line(1, box.group(1), raw[box.end():], raw))[0]
 
 
 def _parse_task(item: ListItem) -> tuple[LedgerEntry | None, list[LedgerWarning]]:
