@@ -65,8 +65,10 @@ def test_tools_are_listed_for_an_agent(root):
         for name, prop in tool.input_schema.get("properties", {}).items():
             assert prop.get("description"), (tool.name, name)
     search = tools["search"].input_schema["properties"]
-    assert set(search) == {"text", "limit", "prefix", "weight", "no_prospective", "floor",
-                           "include_closed", "explain", "mode", "now", "log"}
+    assert set(search) == {"text", "limit", "folders", "not_folders", "tags", "not_tags",
+                           "where", "changed_since", "changed_before", "include_ledger",
+                           "weight", "no_prospective", "floor", "include_closed", "explain",
+                           "mode", "now", "log"}
     assert tools["search"].annotations.read_only_hint is True
     assert tools["add_commitment"].annotations.read_only_hint is False
     assert set(tools["due"].input_schema["properties"]) == {"context", "now", "horizon"}

@@ -163,17 +163,29 @@ class Vault:
     # -- reads -------------------------------------------------------------------------
 
     def query(self, text: str, *, now: datetime | None = None, log: bool = True,
-              limit: int = 10, prefix: str | None = None, **options: Any):
+              limit: int = 10, **options: Any):
         """Rank notes for `text` (SPEC 5). `options`: any `rank.QueryOptions` field
         (weight, prospective, floor, include_closed, explain, mode, …); unset ones take
-        the vault's settings. `log=False` leaves the mention log alone."""
-        from .rank import QueryOptions, run_query
+        the vault's settings. `log=False` leaves the mention log alone.
 
+        Filters (`filters.Filters.build`), applied before ranking: `folders` and
+        `not_folders` (vault-relative folders, a string or a list), `tags` (all of them;
+        "-x" excludes x) and `not_tags`, `where` ("key=value" / "key!=value" on front
+        matter, all of them), `changed_since` / `changed_before` (a date or datetime, the
+        file's modification time), `include_ledger` (ledger notes are no hits otherwise).
+        """
+        from dataclasses import fields
+
+        from .rank import FILTER_FIELDS, QueryOptions, run_query
+
+        unknown = set(options) - {f.name for f in fields(QueryOptions)} - set(FILTER_FIELDS)
+        if unknown:
+            raise UsageError(f"query takes no option {', '.join(sorted(unknown))}")
         if not text.strip():
             raise UsageError("the query is empty: say what you are looking for")
         if limit < 1:
             raise UsageError(f"limit {limit}: ask for at least one result")
-        opts = QueryOptions.from_settings(self.settings, limit=limit, prefix=prefix, **options)
+        opts = QueryOptions.from_settings(self.settings, limit=limit, **options)
         if not log:
             opts = replace(opts, log_mentions=0)
         return run_query(self.store, self.query_embedder, text, opts, _when(now),

@@ -211,8 +211,29 @@ class Tools:
             "What to look for, in plain words; or the user's current situation, which is "
             "also matched against commitment conditions."))],
         limit: Annotated[int, Field(ge=1, description="How many notes to return.")] = 10,
-        prefix: Annotated[str | None, Field(description=(
-            "Only notes under this vault-relative folder, e.g. 'projects/house'."))] = None,
+        folders: Annotated[list[str] | None, Field(description=(
+            "Only notes under any of these vault-relative folders, e.g. "
+            "['projects/house']."))] = None,
+        not_folders: Annotated[list[str] | None, Field(description=(
+            "Leave out notes under these folders, e.g. ['archive']."))] = None,
+        tags: Annotated[list[str] | None, Field(description=(
+            "Only notes carrying every one of these tags (without '#'; a tag also matches "
+            "the tags nested under it: 'project' holds 'project/house'); '-x' leaves "
+            "notes tagged x out."))] = None,
+        not_tags: Annotated[list[str] | None, Field(description=(
+            "Leave out notes carrying any of these tags (or tags under them)."))] = None,
+        where: Annotated[list[str] | None, Field(description=(
+            "Front-matter conditions, all of which must hold: 'key=value' (for a list, "
+            "value among its items) or 'key!=value'; case is ignored, e.g. "
+            "['status=active', 'type!=log']."))] = None,
+        changed_since: Annotated[str | None, Field(description=(
+            "Only notes whose file changed on or after this date (YYYY-MM-DD) or "
+            "datetime."))] = None,
+        changed_before: Annotated[str | None, Field(description=(
+            "Only notes whose file changed before this date or datetime."))] = None,
+        include_ledger: Annotated[bool, Field(description=(
+            "Return ledger notes too (by default the `firing` list speaks for their "
+            "commitments)."))] = False,
         weight: Annotated[float | None, Field(ge=0, description=(
             "How much standing salience (importance, activity, links, commitments, "
             "recency) lifts a note; default from the vault's config (0.3)."))] = None,
@@ -241,11 +262,17 @@ class Tools:
         with why they fire), `snippet` and `heading` (the best-matching passage); `firing`
         lists each open commitment firing now (`grounded`: the text is about it, else it
         is merely due), with the notes it links and why; `stale` names indexed notes gone
-        from disk (never returned). Notes edited, added or deleted on disk are reflected.
+        from disk (never returned); `filters` echoes the filters given. Filters (folders,
+        tags, front matter, change dates) choose which notes may be returned before any
+        ranking; a filtered search names only the commitments that link a note it may
+        return. Notes edited, added or deleted on disk are reflected.
         """
         def run(vault):
             return vault.query(text, now=_iso(datetime, now, "now"), log=log, limit=limit,
-                               prefix=prefix, weight=weight, mode=mode,
+                               folders=folders, not_folders=not_folders, tags=tags,
+                               not_tags=not_tags, where=where, changed_since=changed_since,
+                               changed_before=changed_before, include_ledger=include_ledger,
+                               weight=weight, mode=mode,
                                prospective=not no_prospective, floor=floor,
                                include_closed=include_closed, explain=explain).as_dict()
         return await self.service.call(run)
