@@ -58,7 +58,7 @@ def test_tools_are_listed_for_an_agent(root):
         return (await client.list_tools()).tools
 
     tools = {t.name: t for t in session(root, calls)}
-    assert set(tools) == set(TOOLS) == {"search", "get_note", "due", "ledger",
+    assert set(tools) == set(TOOLS) == {"search", "get_note", "related", "due", "ledger",
                                         "ledger_history", "add_commitment", "status"}
     for tool in tools.values():
         assert len(tool.description) > 200 and "document" in tool.description, tool.name
@@ -101,6 +101,8 @@ def test_every_tool_answers_its_command_document(root):
             "due": doc(await client.call_tool("due", {"now": NOW, "horizon": 3,
                                                       "context": "the vendor quote"})),
             "note": doc(await client.call_tool("get_note", {"path": "Home"})),
+            "related": doc(await client.call_tool("related", {"note": "Bathroom", "now": NOW,
+                                                              "depth": 1, "limit": 5})),
             "status": doc(await client.call_tool("status", {})),
         }
 
@@ -113,6 +115,8 @@ def test_every_tool_answers_its_command_document(root):
         assert got["due"] == v.due(now=datetime(2026, 8, 15), horizon=3,
                                    context="the vendor quote").as_dict()
         assert got["note"] == v.get("Home").as_dict()
+        assert got["related"] == v.related("Bathroom", now=datetime(2026, 8, 15), depth=1,
+                                           limit=5).as_dict()
         assert got["status"]["counts"] == v.status().as_dict()["counts"]
 
 

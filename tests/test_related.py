@@ -68,3 +68,35 @@ def test_related_finds_the_notes_a_person_names(indexed, capsys, note):
     assert not missing, f"{note}: not found {missing} in {found}"
     assert not set(NOT_NAMED.get(note, ())) & set(found), found
     assert all(r["reasons"] for r in doc["results"])  # each says why
+
+
+def test_each_reason_is_said_and_the_note_s_commitments_with_what_fires(indexed, capsys):
+    bath = related(capsys, indexed, "Bathroom")
+    rows = {r["path"]: r for r in bath["results"]}
+    jose = rows["people/José Núñez.md"]
+    assert [r["kind"] for r in jose["reasons"]][:1] == ["link"]
+    assert jose["reasons"][0]["why"] == "they link to each other"
+    assert [c["id"] for c in jose["commitments"]] == ["c-pay-plumber-invoice"]  # overdue
+    assert bath["commitments"] == [{
+        "id": "c-valve", "action": "Replace the shower valve",
+        "condition": "the guests are coming", "due": None, "fires": False, "group": None,
+        "why": "waits for its moment: when the guests are coming"}]
+    assert "Ledger.md" not in rows  # the commitments speak for the ledger
+    gifts = related(capsys, indexed, "notes/Gift ideas.md")
+    ruth = {r["path"]: r for r in gifts["results"]}["people/Ruth Lindqvist.md"]
+    assert "as [[Mum]], its alias" in ruth["reasons"][0]["why"]
+    assert [(c["id"], c["fires"], c["group"]) for c in gifts["commitments"]] == [
+        ("c-call-mum-about-heinz", True, "open")]
+
+
+def test_depth_one_follows_only_direct_links(indexed, capsys):
+    doc = related(capsys, indexed, "Shoes", "--depth", "1", "-k", "30")
+    kinds = {r["kind"] for row in doc["results"] for r in row["reasons"]}
+    assert "two links" not in kinds and "link" in kinds and doc["depth"] == 1
+
+
+def test_paths_format_lists_the_related_notes_for_scripts(indexed, capsys):
+    want = [r["path"] for r in related(capsys, indexed, "Shoes")["results"]]
+    capsys.readouterr()
+    assert main(["related", "Shoes", "--vault", str(indexed), "--format", "paths"]) == 0
+    assert capsys.readouterr().out == "".join(p + "\n" for p in want)

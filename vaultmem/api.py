@@ -239,6 +239,36 @@ class Vault:
             raise UsageError("name a note: a vault-relative path or its name")
         return get_note(self.store, self.settings.vault, path)
 
+    def related(self, note: str, *, limit: int = 10, depth: int = 2,
+                now: datetime | None = None):
+        """The notes closest to `note` (a path, or a name as a link writes it) by meaning,
+        links (`depth` 1 or 2) and shared tags, each with its reasons; and the note's open
+        commitments with what fires on them at `now`. A read; no model is loaded."""
+        from .related import related
+
+        if not note.strip():
+            raise UsageError("name a note: a vault-relative path or its name")
+        if limit < 1:
+            raise UsageError(f"limit {limit}: ask for at least one result")
+        if depth not in (1, 2):
+            raise UsageError(f"depth {depth}: links are followed 1 or 2 steps")
+        fingerprint, dim = self._vector_space()
+        return related(self.store, self.settings, note, _when(now), fingerprint, dim,
+                       limit=limit, depth=depth)
+
+    def _vector_space(self) -> tuple[str, int]:
+        """(fingerprint, dimension) of the stored vectors this vault's model reads,
+        without loading the model: the dimension is a stored vector's length."""
+        from .embed import fingerprint_for
+
+        fingerprint = (self._embedder.fingerprint if self._embedder is not None
+                       else fingerprint_for(self.settings))
+        if getattr(self._embedder, "dim", 0):
+            return fingerprint, self._embedder.dim
+        row = self.store.execute("SELECT length(vector) FROM vectors WHERE fingerprint = ? "
+                                 "LIMIT 1", [fingerprint]).fetchone()
+        return fingerprint, (row[0] // 4 if row else 0)  # float32
+
     def status(self):
         """Counts, last runs, unresolved links, warnings, and every effective setting."""
         from .status import Status, gather

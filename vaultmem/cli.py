@@ -372,6 +372,29 @@ def get(
 
 
 @app.command()
+def related(
+    note: Annotated[str, typer.Argument(
+        metavar="NOTE", help="A vault-relative path, or a note name as a link writes it.")],
+    limit: Annotated[int, typer.Option("-k", "--limit", min=1, help="How many notes.")] = 10,
+    depth: Annotated[int, typer.Option(
+        "--depth", min=1, max=2, help="Follow links 1 or 2 steps.")] = 2,
+    fmt: FormatOpt = None,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Notes close to NOTE by meaning, links (1-2 steps) and shared tags, each with its
+    reasons; and NOTE's open commitments, with what fires on them now."""
+    from . import render
+
+    when = parse_now(now)
+    fmt = output_format(fmt, json_)
+    with _vault(vault, db) as v:
+        result = v.related(note, limit=limit, depth=depth, now=when)
+        root = v.settings.vault
+    render.related(result, fmt, vault=root)
+
+
+@app.command()
 def nudge(
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="When silent, say why on stderr.")] = False,
@@ -540,8 +563,8 @@ def mcp_server(
 ) -> None:
     """Serve the vault to agents: an MCP server on stdio, the index kept fresh.
 
-    Tools: search, get_note, due, ledger, ledger_history, add_commitment, status. The
-    model loads once; before each answer, edits made on disk are indexed.
+    Tools: search, get_note, related, due, ledger, ledger_history, add_commitment, status.
+    The model loads once; before each answer, edits made on disk are indexed.
     """
     from .mcp_server import serve
 

@@ -41,10 +41,11 @@ from .watch import indexed_line
 INSTRUCTIONS = """\
 vaultmem indexes the user's markdown notes vault (Obsidian-style) and a ledger of their
 commitments. Use `search` to find notes on anything the user asks about (pass the user's
-situation as the text: commitments whose condition it matches fire and lift their notes),
-`get_note` to read one in full, `due` for what needs doing now, `ledger` and
-`ledger_history` for the commitments, `add_commitment` to record a new one the user states,
-and `status` for what is indexed. Paths are vault-relative. Every answer reflects the
+situation as the text: commitments whose condition it matches fire and lift their notes;
+narrow it with folders, tags, front-matter `where` and change dates), `get_note` to read
+one in full, `related` for the notes around one, `due` for what needs doing now, `ledger`
+and `ledger_history` for the commitments, `add_commitment` to record a new one the user
+states, and `status` for what is indexed. Paths are vault-relative. Every answer reflects the
 vault as it is on disk at the time of the call."""
 
 
@@ -294,6 +295,27 @@ class Tools:
         """
         return await self.service.call(lambda vault: vault.get(path).as_dict())
 
+    async def related(
+        self,
+        note: Annotated[str, Field(description=(
+            "A vault-relative path from search (e.g. 'projects/house/Bathroom.md'), or a "
+            "note name as a [[link]] would write it."))],
+        limit: Annotated[int, Field(ge=1, description="How many notes to return.")] = 10,
+        depth: Annotated[int, Field(ge=1, le=2, description=(
+            "Follow links 1 or 2 steps."))] = 2,
+        now: Now = None,
+    ) -> CallToolResult:
+        """Notes related to one note: the `vaultmem related --json` document.
+
+        `note` (`path`, `title`); `results` best first, each with `rank`, `path`, `title`,
+        `score` and `reasons` (each a `kind`: link, two links, tags or meaning, and a
+        `why` sentence), and `commitments` (those linking it that fire now); the note's
+        own open `commitments`, each with `fires` (now), `group` and `why`. Use it to
+        gather context around a note found by search.
+        """
+        return await self.service.call(lambda vault: vault.related(
+            note, limit=limit, depth=depth, now=_iso(datetime, now, "now")).as_dict())
+
     async def due(
         self,
         context: Annotated[str | None, Field(description=(
@@ -378,8 +400,8 @@ class Tools:
 
 
 TOOLS = {  # name -> annotations
-    "search": READ, "get_note": READ, "due": READ, "ledger": READ, "ledger_history": READ,
-    "add_commitment": APPEND, "status": READ,
+    "search": READ, "get_note": READ, "related": READ, "due": READ, "ledger": READ,
+    "ledger_history": READ, "add_commitment": APPEND, "status": READ,
 }
 
 

@@ -204,6 +204,40 @@ def _hits(result, explain: bool, vault) -> None:
         block(out, f"{hit.rank:>2}  {hit.score:.3f}", lines, LEAD + 2)
 
 
+def related(result, fmt: str | None, vault=None) -> None:
+    """`vaultmem related`: the note's open commitments, then each related note with its
+    reasons (terminal view), or the document / a script format."""
+    if fmt == "json":
+        emit_json(result.as_dict())
+        return
+    if fmt is not None:
+        sys.stdout.write(listing(fmt, [r.as_dict() for r in result.results]))
+        return
+    from rich.text import Text
+
+    out = _console(False)
+    field(out, "related to", [_title(result.title, result.path, vault),
+                              Text(" " + result.path, style="dim")], indent=0, hang=2)
+    for c in result.commitments:
+        state = Text("fires now:" if c["fires"] else "not firing:",
+                     style="bold yellow" if c["fires"] else "dim")
+        field(out, "commitment", [Text(c["id"], style="yellow"), Text(c["action"] + " —"),
+                                  state, Text(c["why"])], indent=0, hang=2)
+    if not result.results:
+        warn("no related notes")
+        return
+    width = max(out.width - LEAD - 2, 24)
+    for r in result.results:
+        head = [_title(r.title, r.path, vault),
+                *(Text(f"↑{c['id']}", style="bold yellow") for c in r.commitments),
+                Text(" " + r.path, style="dim")]
+        lines = flow(head, width)
+        for reason in r.reasons:
+            lines += flow([Text(reason["why"], style="dim")], width, hang=2)
+        out.print()
+        block(out, f"{r.rank:>2}  {r.score:.3f}", lines, LEAD + 2)
+
+
 def _title(title: str, path: str, vault):
     """A note's title, bold, linking (OSC 8, where the terminal shows links) to the note
     in Obsidian."""
