@@ -17,7 +17,7 @@ from .errors import UsageError, VaultmemError
 
 app = typer.Typer(
     help="A forward-looking memory for a markdown notes vault.",
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    no_args_is_help=True, pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -32,6 +32,18 @@ NowOpt = Annotated[str | None, typer.Option(
     "--now", help="The current time, ISO date or datetime (default: the system clock).",
     show_default=False)]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
+
+
+def _complete_note(ctx: typer.Context, incomplete: str):
+    from .completion import note_names
+
+    return note_names(ctx, incomplete)
+
+
+def _complete_entry(ctx: typer.Context, incomplete: str):
+    from .completion import entry_ids
+
+    return entry_ids(ctx, incomplete)
 
 
 def parse_now(value: str | None) -> datetime | None:
@@ -270,7 +282,8 @@ def ledger_list(
 
 @ledger_app.command("show")
 def ledger_show(
-    entry_id: Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.")],
+    entry_id: Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.",
+                                            autocompletion=_complete_entry)],
     vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
 ) -> None:
     """One entry's full history of revisions."""
@@ -361,7 +374,8 @@ def ledger_reject(
 @app.command()
 def get(
     path: Annotated[str, typer.Argument(
-        metavar="PATH", help="A vault-relative path, or a note name as a link writes it.")],
+        metavar="PATH", help="A vault-relative path, or a note name as a link writes it.",
+        autocompletion=_complete_note)],
     vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
 ) -> None:
     """One note as stored and on disk: front matter, text, links, backlinks, commitments."""
@@ -374,7 +388,8 @@ def get(
 @app.command()
 def related(
     note: Annotated[str, typer.Argument(
-        metavar="NOTE", help="A vault-relative path, or a note name as a link writes it.")],
+        metavar="NOTE", help="A vault-relative path, or a note name as a link writes it.",
+        autocompletion=_complete_note)],
     limit: Annotated[int, typer.Option("-k", "--limit", min=1, help="How many notes.")] = 10,
     depth: Annotated[int, typer.Option(
         "--depth", min=1, max=2, help="Follow links 1 or 2 steps.")] = 2,
