@@ -157,9 +157,10 @@ CSV_KEYS = ("rank", "path", "title", "score", "cosine", "salience", "firing", "p
 
 
 def _cell(value) -> str:
+    """One CSV cell: commitments by their ids, reasons by their sentences, "; " apart."""
     if isinstance(value, list):
-        return " ".join(v["id"] if "id" in v else v.get("why", "") for v in value) \
-            if value and isinstance(value[0], dict) else " ".join(map(str, value))
+        return "; ".join(v.get("id") or v.get("why", "") if isinstance(v, dict) else str(v)
+                         for v in value)
     if isinstance(value, bool):
         return "true" if value else "false"
     return "" if value is None else str(value)
@@ -367,11 +368,6 @@ def _explain_atoms(e: dict) -> list[list[str]]:
     if e.get("placement"):
         lines.append([f"placed {e['placement']}"])
     return lines
-
-
-def _explain_line(e: dict) -> str:
-    """The worked sum as plain lines (what the terminal view shows, unwrapped)."""
-    return "\n".join(" ".join(atoms) for atoms in _explain_atoms(e))
 
 
 def _relevance_atoms(e: dict) -> list[str]:
