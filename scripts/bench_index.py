@@ -412,11 +412,14 @@ def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> N
             runs[name].append(Run(cmd, env))
     floor = runs["true floor"]
     for name, rs in runs.items():
-        line = (f"{name} (n={rounds}): {spread([r.wall for r in rs])} s wall "
-                f"(min / median / max), peak RSS {max(r.peak_mb for r in rs):.0f} MB")
+        line = (f"{name} (n={rounds}): {spread([r.wall for r in rs])} s wall, "
+                f"{spread([r.cpu for r in rs])} s CPU (min / median / max), peak RSS "
+                f"{max(r.peak_mb for r in rs):.0f} MB")
         if name != "true floor":
             ratios = [r.wall / f.wall for r, f in zip(rs, floor, strict=True)]
-            line += f"; per-round ratio to the floor {spread(ratios)}x"
+            cpu = [r.cpu / f.cpu for r, f in zip(rs, floor, strict=True)]
+            line += (f"; per-round ratio to the floor {spread(ratios)}x wall, "
+                     f"{spread(cpu)}x CPU")
         say(line)
 
 

@@ -215,3 +215,22 @@ def test_mcp_search_takes_the_same_filters(root):
     assert [r["path"] for r in doc["results"]] == ["daily/2026-08-07.md"]
     assert doc["filters"] == {"not_folders": ["people"], "tags": ["family"],
                               "where": ["type=log"]}
+
+
+def test_where_compares_values_as_a_person_reads_them(make_vault):
+    vault = make_vault({
+        "a.md": "---\nType: Person\nrating: 1.0\ndraft: true\nproject: \"[[House]]\"\n"
+                "city: École\n---\nA\n",
+        "b.md": "---\ntype: person\nrating: 2\ndraft: false\ntags: [x, Y]\n"
+                "project: [House, garden]\ncity: ecole\n---\nB\n",
+        "c.md": "---\ntitle: C\n---\nC\n"}, index_at=datetime(2026, 8, 1))
+
+    def where(*conds):
+        return {h.path for h in vault.query("a b c", where=list(conds), log=False).results}
+
+    assert where("type=person") == {"a.md", "b.md"}  # "Type:" as well as "type:"
+    assert where("rating=1") == {"a.md"} and where("rating=2.0") == {"b.md"}
+    assert where("draft=true") == {"a.md"} and where("draft!=true") == {"b.md", "c.md"}
+    assert where("project=house") == {"a.md", "b.md"}  # a link, a list item
+    assert where("city=école") == {"a.md"} and where("city=ECOLE") == {"b.md"}
+    assert where("tags=y", "type=person") == {"b.md"}

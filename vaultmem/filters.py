@@ -214,33 +214,103 @@ def _top_folders(paths: list[str]) -> str:
 
 
 def tagged(store, tag: str, required: bool = False) -> set[int]:
-    """Live notes carrying `tag` or a tag nested under it (`project` holds
-    `project/house`), as Obsidian's tag search finds them."""
+    """Notes carrying `tag` or a tag nested under it (`project` holds `project/house`),
+    as Obsidian's tag search finds them. Tags are stored in lower case, so the nested
+    ones are the index range from "project/" up to "project0" ("0" follows "/")."""
     ids = {r[0] for r in store.execute(
-        "SELECT DISTINCT t.note_id FROM tags t JOIN notes n ON n.id = t.note_id "
-        "WHERE n.deleted = 0 AND (t.tag = ? OR substr(t.tag, 1, ?) = ?)",
-        [tag, len(tag) + 1, tag + "/"])}
+        "SELECT note_id FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?)",
+        [tag, tag + "/", tag + "0"])}
     if required and not ids:
         raise UsageError(f"tag {tag!r}: no indexed note carries it (or a tag under it); "
                          "`vaultmem status` counts the tags")
     return ids
 
 
+# Front-matter keys the notes table also holds as a column (their scalar values).
+_COLUMNS = ("type", "status", "importance", "project", "created", "updated", "date")
+
+
 def _matching(store, cond: Where) -> set[int]:
     """Live notes whose front matter holds `cond.key` (any case) with `cond.value`, or,
     for a list, with it among its items. Values compare as text, ignoring case; a link
-    `[[House]]` is its note name; 1 and 1.0 are one number."""
-    wanted = _norm(cond.value)
-    ids = set()
-    for note_id, value, kind in store.execute(
-            "SELECT n.id, j.value, j.type FROM notes n, json_each(n.frontmatter) j "
-            "WHERE n.deleted = 0 AND json_valid(n.frontmatter) AND lower(j.key) = ?",
-            [cond.key.strip().lower()]):
+    `[[House]]` is its note name; 1 and 1.0 are one number.
+
+    Cheapest first, as a cold query pays for it: a known key's scalar values from its
+    column, one row per distinct value; then, among the notes whose front matter names
+    the key (and whose column is empty: a list, a "Type:"), the key as written by one
+    json_extract a note; json_each, the dear part, only where it is written in another
+    case."""
+    key = cond.key.strip().lower()
+    match = _Matcher(_norm(cond.value))
+    only = ""
+    if key in _COLUMNS:
+        for value, members in store.execute(
+                f"SELECT {key}, group_concat(id) FROM notes WHERE deleted = 0 AND {key} IS "
+                f"NOT NULL GROUP BY {key}"):
+            if match.one(value):
+                match.ids.update(int(i) for i in members.split(","))
+        only = f"AND {key} IS NULL "
+    named = '%"' + re.sub(r"([\\%_])", r"\\\1", key) + '"%'  # the key, quoted, in the JSON
+    other_case = []
+    if '"' not in key:  # (a JSON path cannot quote it; json_each reads it)
+        path = f'$."{key}"'
+        holding, maybe = _holding(match.wanted)
+        for note_id, kind, value in store.execute(
+                "SELECT id, json_type(frontmatter, ?) AS kind, json_extract(frontmatter, ?) AS "
+                f"value FROM notes WHERE deleted = 0 {only}AND frontmatter LIKE ? ESCAPE '\\' "
+                f"AND json_valid(frontmatter){holding}", [path, path, named, *maybe]):
+            if kind is None:
+                other_case.append(note_id)
+            else:
+                match.row(note_id, kind, value)
+    if other_case or '"' in key:
+        for note_id, value, kind in store.execute(
+                "SELECT n.id, j.value, j.type FROM notes n, json_each(n.frontmatter) j "
+                f"WHERE n.deleted = 0 {only.replace('AND ', 'AND n.')}AND n.frontmatter "
+                "LIKE ? ESCAPE '\\' AND json_valid(n.frontmatter) AND lower(j.key) = ?",
+                [named, key]):
+            match.row(note_id, kind, value)
+    return match.ids
+
+
+def _holding(wanted: str) -> tuple[str, list[str]]:
+    """A cheap SQL test that a value may equal `wanted`, to skip the rest: its text holds
+    `wanted` (any ASCII case). Only where that is sure: an ASCII word that is no number
+    (1.0 and 1 are equal and differ as text; SQLite folds ASCII case alone)."""
+    try:
+        float(wanted)
+        return "", []
+    except ValueError:
+        pass
+    if not wanted.isascii():
+        return "", []
+    return (" AND (kind IS NULL OR kind IN ('true', 'false') OR "
+            "instr(lower(CAST(value AS TEXT)), ?) > 0)", [wanted])
+
+
+class _Matcher:
+    """Collects the notes one front-matter value (or list item) equals `wanted` for;
+    each distinct value is normalized once."""
+
+    def __init__(self, wanted: str):
+        self.wanted = wanted
+        self.ids: set[int] = set()
+        self._seen: dict = {}
+
+    def one(self, value) -> bool:
+        if isinstance(value, list | dict):
+            return _norm(value) == self.wanted
+        found = self._seen.get(value)
+        if found is None:
+            found = self._seen[value] = _norm(value) == self.wanted
+        return found
+
+    def row(self, note_id: int, kind: str, value) -> None:
+        """A value as SQLite's JSON functions give it: `kind` is its JSON type."""
         values = (json.loads(value) if kind == "array" else
                   [kind == "true"] if kind in ("true", "false") else [value])
-        if any(_norm(v) == wanted for v in values):
-            ids.add(note_id)
-    return ids
+        if any(self.one(v) for v in values):
+            self.ids.add(note_id)
 
 
 def _norm(value) -> str:
