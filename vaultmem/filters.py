@@ -161,27 +161,40 @@ def mask(store, settings, note_ids: np.ndarray, titles: dict, filters: Filters
          ) -> np.ndarray:
     """For each of `note_ids` (`titles`: {note id: (path, title)}), whether the filters
     let it through. A folder or tag asked for that no note has is a UsageError
-    (the answer would be empty for a typo); an exclusion that matches nothing is not."""
-    keep = np.ones(len(note_ids), dtype=bool)
-    paths = [titles[i][0] for i in note_ids.tolist()] if (
-        filters.folders or filters.not_folders) else []
-    if filters.folders:
-        keep &= _any_folder(paths, filters.folders, strict=True)
-    if filters.not_folders:
-        keep &= ~_any_folder(paths, filters.not_folders, strict=False)
-    for tag in filters.tags:
-        keep &= _member(note_ids, tagged(store, tag, required=True))
-    for tag in filters.not_tags:
-        keep &= ~_member(note_ids, tagged(store, tag))
-    for cond in filters.where:
-        keep &= _member(note_ids, _matching(store, cond)) != cond.negate
-    if filters.changed_since or filters.changed_before:
-        keep &= _member(note_ids, _changed(store, filters))
-    if not filters.include_ledger:
-        from .salience import ledger_note_ids
+    (the answer would be empty for a typo); an exclusion that matches nothing is not.
 
-        keep &= ~_member(note_ids, ledger_note_ids(store, settings))
-    return keep
+    Folders, tags, change dates and ledger notes are one SQL statement over the notes
+    table and its indexes (a cold query pays for this); front-matter conditions are
+    applied to the notes it returns."""
+    from .salience import ledger_note_ids
+
+    if not filters.narrows:  # the default: every note but the ledgers
+        ledgers = ledger_note_ids(store, settings) if not filters.include_ledger else set()
+        return ~_member(note_ids, ledgers)
+    sql, params = ["SELECT id FROM notes WHERE deleted = 0"], []
+    if filters.folders:
+        _under(store, titles, filters.folders, sql, params, strict=True)
+    if filters.not_folders:
+        _under(store, titles, filters.not_folders, sql, params, negate=True)
+    for tag, negate in [(t, False) for t in filters.tags] + [(t, True) for t in filters.not_tags]:
+        if not negate and not store.execute(
+                "SELECT 1 FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?) LIMIT 1",
+                _tag_range(tag)).fetchone():  # the answer would be empty: a typo
+            raise UsageError(f"tag {tag!r}: no indexed note carries it (or a tag under "
+                             "it); `vaultmem status` counts the tags")
+        sql.append(f"AND id {'NOT ' if negate else ''}IN (SELECT note_id FROM tags WHERE "
+                   "tag = ? OR (tag >= ? AND tag < ?))")
+        params += _tag_range(tag)
+    if filters.changed_since or filters.changed_before:
+        sql.append("AND mtime_ns >= ? AND mtime_ns < ?")
+        params += _ns_range(filters)
+    ids = {r[0] for r in store.execute(" ".join(sql), params)}
+    for cond in filters.where:
+        matched = _matching(store, cond)
+        ids = ids - matched if cond.negate else ids & matched
+    if not filters.include_ledger:
+        ids -= ledger_note_ids(store, settings)
+    return _member(note_ids, ids)
 
 
 def _member(note_ids: np.ndarray, ids: set[int]) -> np.ndarray:
@@ -190,40 +203,45 @@ def _member(note_ids: np.ndarray, ids: set[int]) -> np.ndarray:
     return np.isin(note_ids, np.fromiter(ids, np.int64, len(ids)))
 
 
-def _any_folder(paths: list[str], folders: tuple[str, ...], strict: bool) -> np.ndarray:
-    """Notes under any of `folders`: each as written, else regardless of case (as Obsidian
-    finds a folder on macOS and Windows)."""
-    inside = np.zeros(len(paths), dtype=bool)
+def _under(store, titles: dict, folders: tuple[str, ...], sql: list, params: list, *,
+           strict: bool = False, negate: bool = False) -> None:
+    """Add "under any of `folders`" (or none, `negate`) to the statement: each folder as
+    written is a range of the path index ("area1/" up to "area10": "0" follows "/");
+    a folder written in another case than on disk (as Obsidian finds it on macOS and
+    Windows) is the notes whose path starts with it, case aside."""
+    terms = []
     for folder in folders:
-        here = np.fromiter((p.startswith(folder) for p in paths), bool, len(paths))
-        if not here.any():
-            folded = folder.casefold()
-            here = np.fromiter((p.casefold().startswith(folded) for p in paths), bool,
-                               len(paths))
-        if strict and not here.any() and paths:
+        low, high = folder, folder[:-1] + "0"
+        if store.execute("SELECT 1 FROM notes WHERE deleted = 0 AND path >= ? AND path < ? "
+                         "LIMIT 1", [low, high]).fetchone():
+            terms.append("(path >= ? AND path < ?)")
+            params += [low, high]
+            continue
+        folded = folder.casefold()
+        ids = [i for i, (path, _) in titles.items() if path.casefold().startswith(folded)]
+        if strict and not ids:
             raise UsageError(f"folder {folder.rstrip('/')!r}: no indexed note is under it; "
-                             f"top-level folders: {_top_folders(paths)}")
-        inside |= here
-    return inside
+                             f"top-level folders: {_top_folders([p for p, _ in titles.values()])}")
+        terms.append(f"id IN ({','.join(map(str, ids))})" if ids else "0")
+    sql.append(f"AND {'NOT ' if negate else ''}({' OR '.join(terms)})")
+
+
+def _tag_range(tag: str) -> list[str]:
+    """The tag itself and the tags nested under it: stored in lower case, they are the
+    index range from "project/" up to "project0" ("0" follows "/")."""
+    return [tag, tag + "/", tag + "0"]
+
+
+def _ns_range(filters: Filters) -> list:
+    low = filters.changed_since.timestamp() * 1e9 if filters.changed_since else -1.0
+    high = filters.changed_before.timestamp() * 1e9 if filters.changed_before else 1e30
+    return [int(low), high]
 
 
 def _top_folders(paths: list[str]) -> str:
     folders = sorted({p.split("/", 1)[0] + "/" for p in paths if "/" in p}, key=str.casefold)
     shown = ", ".join(folders[:12]) + (", …" if len(folders) > 12 else "")
     return shown or "none (every note is at the root)"
-
-
-def tagged(store, tag: str, required: bool = False) -> set[int]:
-    """Notes carrying `tag` or a tag nested under it (`project` holds `project/house`),
-    as Obsidian's tag search finds them. Tags are stored in lower case, so the nested
-    ones are the index range from "project/" up to "project0" ("0" follows "/")."""
-    ids = {r[0] for r in store.execute(
-        "SELECT note_id FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?)",
-        [tag, tag + "/", tag + "0"])}
-    if required and not ids:
-        raise UsageError(f"tag {tag!r}: no indexed note carries it (or a tag under it); "
-                         "`vaultmem status` counts the tags")
-    return ids
 
 
 # Front-matter keys the notes table also holds as a column (their scalar values).
@@ -326,12 +344,3 @@ def _norm(value) -> str:
 def _unlink(text: str) -> str:
     link = _LINK.match(text)
     return (link.group(1) if link else text).strip().casefold()
-
-
-def _changed(store, filters: Filters) -> set[int]:
-    """Live notes whose file's modification time (as indexed) is in the range."""
-    low = filters.changed_since.timestamp() * 1e9 if filters.changed_since else -1.0
-    high = filters.changed_before.timestamp() * 1e9 if filters.changed_before else 1e30
-    return {r[0] for r in store.execute(
-        "SELECT id FROM notes WHERE deleted = 0 AND mtime_ns >= ? AND mtime_ns < ?",
-        [int(low), high])}
