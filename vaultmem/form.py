@@ -1225,6 +1225,17 @@ def due_window(mention: DateMention, before: bool = False) -> tuple[date | None,
     return (mention.first if mention.first < mention.last else None), mention.last
 
 
+def read_window(text: str, day: date) -> tuple[date | None, date] | None:
+    """A date written on its own ("next friday", "by the end of the month", "2026-08-20"),
+    read against `day` as a note's dates are: (window start, due date) as `due_window`
+    gives them, or None when the text is not one date."""
+    text = " ".join(text.split())
+    mentions = find_dates(text, day)
+    if len(mentions) != 1 or not _covers(text, mentions[0]):
+        return None
+    return due_window(mentions[0])
+
+
 def _reading(mention: DateMention, start: date | None, due: date) -> str:
     window = f" (from {start.isoformat()})" if start else ""
     return f"“{mention.text}” read as {due.isoformat()}{window}"

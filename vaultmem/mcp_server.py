@@ -23,7 +23,6 @@ import threading
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
-from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -33,7 +32,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__
-from .errors import BusyError, UsageError, VaultmemError
+from .errors import BusyError, VaultmemError, in_terms
 from .freshness import GONE, HERE, Freshness
 from .render import json_text
 from .watch import indexed_line
@@ -44,8 +43,9 @@ commitments. Use `search` to find notes on anything the user asks about (pass th
 situation as the text: commitments whose condition it matches fire and lift their notes),
 `get_note` to read one in full, `due` for what needs doing now, `ledger` and
 `ledger_history` for the commitments, `add_commitment` to record a new one the user states,
-and `status` for what is indexed. Paths are vault-relative. Every answer reflects the
-vault as it is on disk at the time of the call."""
+`complete_commitment`, `cancel_commitment` and `reschedule_commitment` when the user did,
+dropped or moved one, and `status` for what is indexed. Paths are vault-relative. Every
+answer reflects the vault as it is on disk at the time of the call."""
 
 
 def say(message: str) -> None:
@@ -176,24 +176,16 @@ def result(doc: dict, notes: list[str]) -> CallToolResult:
 
 
 def error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
-
-
-FORMATS = {datetime: "an ISO date or datetime, e.g. 2026-08-15 or 2026-08-15T09:30",
-           date: "a date: use YYYY-MM-DD"}
-
-
-def _iso(kind: type, value: str | None, what: str):
-    """`value` parsed as a `kind` (datetime or date); None stays None."""
-    try:
-        return None if value is None else kind.fromisoformat(value.strip())
-    except ValueError:
-        raise UsageError(f"{what} {value!r} is not {FORMATS[kind]}") from None
+    """A tool error: vaultmem's one-line message, its terms said as the tools say them."""
+    text = in_terms(message, "mcp")
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 APPEND = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
                          openWorldHint=False)
+REVISE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
+                         openWorldHint=False)  # rewrites one line of the ledger
 Now = Annotated[str | None, Field(
     description="The current time as an ISO date or datetime (2026-08-15, 2026-08-15T09:30); "
                 "default: the clock. Decides which dated commitments have arrived.")]
@@ -244,7 +236,7 @@ class Tools:
         from disk (never returned). Notes edited, added or deleted on disk are reflected.
         """
         def run(vault):
-            return vault.query(text, now=_iso(datetime, now, "now"), log=log, limit=limit,
+            return vault.query(text, now=now, log=log, limit=limit,
                                prefix=prefix, weight=weight, mode=mode,
                                prospective=not no_prospective, floor=floor,
                                include_closed=include_closed, explain=explain).as_dict()
@@ -285,7 +277,7 @@ class Tools:
         answer. Use it when the user asks what is due, or to check a situation.
         """
         return await self.service.call(lambda vault: vault.due(
-            context=context, now=_iso(datetime, now, "now"), horizon=horizon).as_dict())
+            context=context, now=now, horizon=horizon).as_dict())
 
     async def ledger(
         self,
@@ -318,26 +310,90 @@ class Tools:
     async def add_commitment(
         self,
         text: Annotated[str, Field(description="What to do, e.g. 'Pay the plumber invoice'.")],
-        due: Annotated[str | None, Field(description="Due date, YYYY-MM-DD.")] = None,
+        due: Annotated[str | None, Field(description=(
+            "Due date: YYYY-MM-DD, or words read against today ('next friday', 'end of "
+            "the month'; a period such as 'next week' also opens the window on its first "
+            "day)."))] = None,
         when: Annotated[str | None, Field(description=(
             "A trigger condition instead of (or besides) a date, e.g. 'the invoice "
             "arrives'."))] = None,
         links: Annotated[list[str] | None, Field(description=(
             "Notes it concerns, by name or path (written as [[links]])."))] = None,
         project: Annotated[str | None, Field(description="Its project.")] = None,
+        start: Annotated[str | None, Field(description=(
+            "When its window opens (Tasks' start date), a date or words."))] = None,
+        scheduled: Annotated[str | None, Field(description=(
+            "Its scheduled date (Tasks' ⏳), a date or words."))] = None,
+        keywords: Annotated[list[str] | None, Field(description=(
+            "Words that fire it when the context holds them."))] = None,
+        now: Now = None,
     ) -> CallToolResult:
         """Record a new commitment the user states: one line appended to the ledger note.
 
         Written in the ledger's own syntax (Obsidian Tasks / Dataview) with a new block
         id; no other line changes, and nothing is written if the ledger changed on disk
         meanwhile. Returns the `vaultmem ledger add --json` document: `id`, `ledger`,
-        `line` (its line number) and `text` (the line written). It is indexed before the
-        next answer. Ask the user before recording something they did not ask for.
+        `line` (its line number), `text` (the line written), `due`, `start`,
+        `scheduled` (the dates it holds), `unresolved` (links naming no note yet) and
+        `indexed`. The index holds it when this returns. Ask the user before recording
+        something they did not ask for.
         """
         def run(vault):
-            return vault.add_commitment(text, due=_iso(date, due, "due"), when=when,
-                                        links=tuple(links or ()), project=project).as_dict()
+            return vault.add_commitment(text, due=due, when=when, links=tuple(links or ()),
+                                        project=project, start=start, scheduled=scheduled,
+                                        keywords=tuple(keywords or ()), now=now).as_dict()
         return await self.service.call(run, fresh=False)
+
+    async def complete_commitment(
+        self,
+        id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
+        on: Annotated[str | None, Field(description=(
+            "The day it was done: YYYY-MM-DD or words ('yesterday'); default today."))] = None,
+        now: Now = None,
+    ) -> CallToolResult:
+        """Mark a commitment done, when the user says they did it.
+
+        Its one ledger line is rewritten as Obsidian Tasks writes it (`[x]` and `✅ date`);
+        a recurring one (🔁) also gets its next occurrence, which keeps the id. Nothing is
+        written if the line changed on disk meanwhile. Returns the `vaultmem ledger done
+        --json` document: `id`, `kind` (done, occurrence-done), `ledger`, `line`, `text`
+        (the line now), `was` (before), `occurrence` (the done occurrence of a recurring
+        one: id, line, text), `revision` (as recorded in its history) and `indexed`.
+        """
+        return await self.service.call(lambda vault: vault.complete_commitment(
+            id, on=on, now=now).as_dict(), fresh=False)
+
+    async def cancel_commitment(
+        self,
+        id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
+        on: Annotated[str | None, Field(description=(
+            "The day it was cancelled: YYYY-MM-DD or words; default today."))] = None,
+        now: Now = None,
+    ) -> CallToolResult:
+        """Cancel a commitment the user no longer intends to keep.
+
+        Its one ledger line is rewritten as Obsidian Tasks writes it (`[-]` and `❌ date`);
+        it never fires again, and its history is kept. Returns the `vaultmem ledger
+        cancel --json` document (as complete_commitment's, `kind` cancelled).
+        """
+        return await self.service.call(lambda vault: vault.cancel_commitment(
+            id, on=on, now=now).as_dict(), fresh=False)
+
+    async def reschedule_commitment(
+        self,
+        id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
+        due: Annotated[str, Field(description=(
+            "The new due date: YYYY-MM-DD or words ('next friday')."))],
+        now: Now = None,
+    ) -> CallToolResult:
+        """Give a commitment a new due date, when the user moves it.
+
+        Its one ledger line gets the new `📅` date (or its `[due:: ]` field); nothing else
+        on it changes. Returns the `vaultmem ledger move --json` document (as
+        complete_commitment's, `kind` rescheduled).
+        """
+        return await self.service.call(lambda vault: vault.reschedule_commitment(
+            id, due, now=now).as_dict(), fresh=False)
 
     async def status(self) -> CallToolResult:
         """What is indexed: the `vaultmem status --json` document.
@@ -352,7 +408,8 @@ class Tools:
 
 TOOLS = {  # name -> annotations
     "search": READ, "get_note": READ, "due": READ, "ledger": READ, "ledger_history": READ,
-    "add_commitment": APPEND, "status": READ,
+    "add_commitment": APPEND, "complete_commitment": REVISE, "cancel_commitment": REVISE,
+    "reschedule_commitment": REVISE, "status": READ,
 }
 
 

@@ -223,11 +223,19 @@ def _override(base: Params, values: dict) -> Params:
 
 @dataclass
 class Nudge:
+    """The message of a tick: its item, value and terms, and why now. The JSON's keys
+    are its attributes (`nudge.id`, `nudge.text`, …)."""
+
     item: Item
     value: float
     terms: Terms
     why: str
     surfacing_id: int = 0
+
+    id = property(lambda self: self.item.id)
+    kind = property(lambda self: self.item.kind)
+    text = property(lambda self: self.item.text)
+    notes = property(lambda self: self.item.notes)
 
 
 @dataclass
@@ -356,10 +364,10 @@ def parse_duration(text: str) -> timedelta:
             raise ValueError(text)
         span = timedelta(**{unit: amount})
     except (ValueError, OverflowError):
-        raise UsageError(f"--for {text!r}: use a positive number and m, h or d, e.g. 2h") \
-            from None
+        raise UsageError(f"`snooze` {text!r}: use a positive number and m, h or d, e.g. "
+                         "2h") from None
     if span > MAX_SNOOZE:
-        raise UsageError(f"--for {text!r}: at most 3650d")
+        raise UsageError(f"`snooze` {text!r}: at most 3650d")
     return span
 
 
@@ -384,7 +392,7 @@ def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
     if kind not in FEEDBACK_KINDS:
         raise UsageError(f"{kind!r}: answer accept, dismiss or snooze")
     if snooze is not None and kind != "snooze":
-        raise UsageError(f"--for goes with snooze only, not with {kind}")
+        raise UsageError(f"`snooze` goes with snooze only, not with {kind}")
     now = clock.local_naive(now)
     row = store.execute("SELECT id FROM surfacings WHERE item_id = ? ORDER BY id DESC LIMIT 1",
                         [item_id]).fetchone()
