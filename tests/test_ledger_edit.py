@@ -184,8 +184,9 @@ def test_a_date_tasks_cannot_see_is_changed_where_it_is_written(make_vault):
     v = make_vault(NOTES, ledger="- [ ] Water 🔁 every week 📅 2026-08-14 [[Plumber]] ^w\n",
                    mtime=datetime(2026, 8, 1), index_at=NOW)
     result = v.complete_commitment("w", now=NOW)
-    assert ledger_lines(v) == ["- [ ] Water 🔁 every week 📅 2026-08-21 [[Plumber]]",
-                               "- [x] Water 🔁 every week 📅 2026-08-14 [[Plumber]] ✅ 2026-08-16 ^w"]
+    assert ledger_lines(v) == [
+        "- [ ] Water 🔁 every week 📅 2026-08-21 [[Plumber]]",
+        "- [x] Water 🔁 every week 📅 2026-08-14 [[Plumber]] ✅ 2026-08-16 ^w"]
     assert result.kind == "occurrence-done"
 
 

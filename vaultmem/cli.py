@@ -531,16 +531,37 @@ def mcp_server(
     no_watch: Annotated[bool, typer.Option(
         "--no-watch", help="Check the vault with a walk before each answer instead of a file "
                            "watcher (for file systems without change notification).")] = False,
+    no_index: Annotated[bool, typer.Option(
+        "--no-index", help="Do not build an index for a vault never indexed (exit 1 "
+                           "instead).")] = False,
     vault: VaultOpt = None, db: DbOpt = None, debug: DebugOpt = False,
 ) -> None:
     """Serve the vault to agents: an MCP server on stdio, the index kept fresh.
 
-    Tools: search, get_note, due, ledger, ledger_history, add_commitment, status. The
-    model loads once; before each answer, edits made on disk are indexed.
+    Tools: search, get_note, due, ledger, ledger_history, add_commitment,
+    complete_commitment, cancel_commitment, reschedule_commitment, status. The model
+    loads once; a vault never indexed is indexed first (progress on stderr); before each
+    answer, edits made on disk are indexed. SIGTERM or Ctrl-C at any moment: exit 0.
     """
+    _stop_at_once("starting")  # until the server takes over; its SDK takes a while to load
+    sys.stderr.write("vaultmem mcp: starting\n")
+    sys.stderr.flush()
     from .mcp_server import serve
 
-    serve(vault, db, watch=not no_watch, debug=debug)
+    serve(vault, db, watch=not no_watch, debug=debug, index=not no_index)
+
+
+def _stop_at_once(doing: str) -> None:
+    """SIGTERM or SIGINT from now on: say so and exit 0 at once (nothing is open yet)."""
+    import os
+    import signal
+
+    def handle(signum, frame):
+        os.write(2, f"vaultmem mcp: stopped by {signal.Signals(signum).name} while "
+                    f"{doing}\n".encode())
+        os._exit(0)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handle)
 
 
 @app.command("watch")

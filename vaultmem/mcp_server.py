@@ -13,6 +13,7 @@ a note saying so. Failures are tool errors carrying vaultmem's one-line message.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import json
 import os
@@ -20,6 +21,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -76,49 +78,97 @@ class _Owner:
         return future
 
 
+class Stopping(Exception):
+    """A stop was asked for: the index run in progress ends at its next step."""
+
+
+TOOL = contextvars.ContextVar("tool", default="a request")  # the tool being answered
+
+
 class Service:
-    """The vault, its freshness check and the thread they live on."""
+    """The vault, its freshness check and the thread they live on. `doing` says what
+    that thread is busy with, for a stop to name what it interrupted.
+
+    `create`: a vault never indexed gets its store, and `warm` indexes it all first."""
 
     def __init__(self, path: Path | None, db: Path | None, *, watch: bool = True,
-                 debug: bool = False, embedder=None):
+                 debug: bool = False, embedder=None, create: bool = False):
         self.debug = debug
+        self.doing = "opening the vault"
+        self.stopping = False
+        self.first = False
         self.owner = _Owner()
-        self.vault = self.owner.submit(lambda: self._open(path, db, watch, embedder)).result()
+        self.vault = self.owner.submit(
+            lambda: self._open(path, db, watch, embedder, create)).result()
 
-    def _open(self, path, db, watch, embedder):
+    def _open(self, path, db, watch, embedder, create):
         from .api import Vault
+        from .status import last_run
 
-        vault = Vault.open(path, db, embedder=embedder)
+        vault = Vault.open(path, db, embedder=embedder, create=create)
+        run = last_run(vault.store, "index")
+        self.first = create and (run is None or not run["finished"])  # none, or killed
+        self.doing = "loading the model"  # what `warm` starts with
         self.fresh = Freshness(vault.settings.vault, vault.settings.db, say=say, watch=watch)
         return vault
 
     def warm(self) -> None:
-        """Load the model and catch the index up, before the first request."""
+        """Load the model and catch the index up (all of it on a first start, with its
+        progress on stderr), before the first request."""
         def work():
             try:
+                self.doing = "loading the model"
                 self.vault.embedder.embed(["warm-up"])
+                if self.first:
+                    self._first_index()
                 for note in self._freshen():
                     say(note)
+                self.doing = "waiting for requests"
+                say("ready")
+            except Stopping:
+                pass
             except VaultmemError as exc:
                 say(str(exc))
+            finally:
+                self.doing = "waiting for requests"
         self.owner.submit(work)
+
+    def _first_index(self) -> None:
+        self.doing = "indexing the vault for the first time"
+        say(f"no finished index yet: indexing {self.vault.settings.vault} (answers wait "
+            "for it)")
+        report = self.vault.index(progress=progress_lines(self))
+        say(indexed_line(report))
 
     async def call(self, fn: Callable[[Any], dict], *, fresh: bool = True) -> CallToolResult:
         """Run `fn(vault)` on the vault's thread (after bringing the index up to date
         when `fresh`); its document becomes the tool result."""
-        return await asyncio.wrap_future(self.owner.submit(lambda: self._answer(fn, fresh)))
+        what = TOOL.get()
+        return await asyncio.wrap_future(
+            self.owner.submit(lambda: self._answer(fn, fresh, what)))
 
-    def _answer(self, fn, fresh: bool) -> CallToolResult:
+    def _answer(self, fn, fresh: bool, what: str = "a request") -> CallToolResult:
+        self.doing = f"answering {what}"
         try:
             notes = self._freshen() if fresh else []
             return result(fn(self.vault), notes)
         except VaultmemError as exc:
             return error(str(exc))
+        except Stopping:
+            return error("the server is stopping")
         except Exception as exc:  # noqa: BLE001 - a bug: one line for the agent
             if self.debug:
                 traceback.print_exc(file=sys.stderr)
             return error(f"internal error: {type(exc).__name__}: {exc} (start the server "
                          "with --debug for the traceback on stderr)")
+        finally:
+            self.doing = "waiting for requests"
+
+    def step(self, stage: str, done: int, total: int) -> None:
+        """An index run's progress: where a stop asked for meanwhile ends the run (what
+        it did is rolled back or finished by the next run)."""
+        if self.stopping:
+            raise Stopping
 
     def _freshen(self) -> list[str]:
         """Index if the vault changed since the last run; notes on anything that kept
@@ -128,8 +178,11 @@ class Service:
             return []
         if verdict is not True:
             return [self._away(verdict)]
+        before, self.doing = self.doing, "indexing what changed"
         try:
-            report = self.vault.index()
+            report = self.vault.index(progress=self.step)
+        except Stopping:
+            raise
         except Exception as exc:
             self.fresh.mark_dirty()
             state = self.fresh.folder.state()
@@ -147,7 +200,10 @@ class Service:
             say(f"index run failed: {why}")
             return [f"the index could not be brought up to date ({why}): answered from "
                     "the index as it is"]
-        say(indexed_line(report))
+        finally:
+            self.doing = before
+        if report.new or report.modified or report.moved or report.deleted or report.embedded:
+            say(indexed_line(report))
         return []
 
     def _away(self, state: str) -> str:
@@ -166,6 +222,20 @@ class Service:
         except Exception:  # noqa: BLE001 - a timeout, or the close itself failed
             return False
         return True
+
+
+def progress_lines(service: Service, every: float = 2.0):
+    """An index run's progress as a line on stderr per stage, then at most one every
+    `every` seconds; a stop asked for meanwhile ends the run at its next step."""
+    shown = {"stage": None, "at": 0.0}
+
+    def update(stage: str, done: int, total: int) -> None:
+        service.step(stage, done, total)
+        now = time.monotonic()
+        if stage != shown["stage"] or now - shown["at"] >= every or done == total:
+            shown.update(stage=stage, at=now)
+            say(f"indexing: {stage} {done}/{total}")
+    return update
 
 
 def result(doc: dict, notes: list[str]) -> CallToolResult:
@@ -424,6 +494,7 @@ class Server(MCPServer):
         if unknown:
             return error(f"unknown argument(s) {', '.join(map(repr, unknown))} for {name}: "
                          f"it takes {', '.join(sorted(known)) or 'none'}")
+        TOOL.set(name)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -446,37 +517,58 @@ def build(service: Service) -> Server:
 
 
 def serve(path: Path | None, db: Path | None, *, watch: bool = True,
-          debug: bool = False) -> None:
-    """Open the vault (a missing index or folder raises VaultmemError before serving),
-    load the model, and answer MCP requests on stdin/stdout until stdin closes or a
-    SIGTERM / SIGINT comes; then exit 0."""
-    previous = signal.signal(signal.SIGTERM, _interrupt), signal.getsignal(signal.SIGINT)
-    service = None
-    try:
-        service = Service(path, db, watch=watch, debug=debug)
-        say(f"serving {service.vault.settings.vault} (index {service.vault.settings.db})")
-        service.warm()
-        build(service).run("stdio")
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, _exit_now)  # a signal during the close: go at once
-        signal.signal(signal.SIGINT, _exit_now)
-        if service is not None and not service.close(timeout=10):
-            # The vault's thread is inside the model or an index run: ending the process
-            # there is safe for SQLite (an open transaction is rolled back on the next
-            # open, and the indexer finishes the rest), while a normal interpreter exit
-            # would tear onnxruntime's threads down under it and abort.
-            _exit_now()
-        signal.signal(signal.SIGTERM, previous[0])
-        signal.signal(signal.SIGINT, previous[1])
+          debug: bool = False, index: bool = True) -> None:
+    """Open the vault (a missing folder, or with `index` False a missing index, raises
+    VaultmemError before serving), load the model, index a vault never indexed, and
+    answer MCP requests on stdin/stdout until stdin closes or a SIGTERM / SIGINT comes;
+    then exit 0, saying what a signal interrupted."""
+    stop = Stop()
+    stop.install()
+    service = Service(path, db, watch=watch, debug=debug, create=index)
+    stop.service = service
+    say(f"serving {service.vault.settings.vault} (index {service.vault.settings.db})")
+    service.warm()
+    build(service).run("stdio")
+    stop.service, stop.phase = None, "closing the vault"  # stdin closed
+    if not service.close(timeout=10):
+        stop.exit_now("closing the vault")
 
 
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+class Stop:
+    """SIGTERM and SIGINT at any moment of a server's life: one line saying what they
+    interrupted, then exit 0. The vault is closed first when that is quick (idle, or
+    an index run, which ends at its next step); during a model load the process ends at
+    once, which is safe for SQLite (an open transaction is rolled back on the next
+    open), while a normal interpreter exit would tear onnxruntime's threads down under
+    it and abort. A second signal ends it at once."""
+
+    def __init__(self):
+        self.service: Service | None = None
+        self.phase = "opening the vault"  # while there is no service to ask
+        self.stopping = False
+
+    def install(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self.handle)
+
+    def handle(self, signum, frame) -> None:
+        doing = self.service.doing if self.service else self.phase
+        _line(f"stopped by {signal.Signals(signum).name} while {doing}")
+        if self.stopping or self.service is None or doing in ("loading the model",
+                                                              "opening the vault"):
+            self.exit_now()
+        self.stopping = self.service.stopping = True
+        self.service.close(timeout=10)
+        self.exit_now()
+
+    @staticmethod
+    def exit_now(doing: str | None = None) -> None:
+        if doing:
+            _line(f"stopped while {doing}: the work in progress did not end in time")
+        os._exit(0)
 
 
-def _exit_now(*_) -> None:
-    say("stopped while a model load or an index run was in progress")
-    sys.stdout.flush()
-    os._exit(0)
+def _line(message: str) -> None:
+    """One line on stderr from a signal handler: a raw write, never the buffered stream
+    the interrupted code may be in the middle of writing."""
+    os.write(2, f"vaultmem mcp: {message}\n".encode())

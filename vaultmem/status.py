@@ -55,7 +55,7 @@ def gather(store: Store, settings: Settings) -> dict:
     return {
         "vault": printable(str(settings.vault)), "db": printable(str(settings.db)),
         "counts": counts,
-        "last_runs": {kind: _last_run(store, kind) for kind in ("index", "salience")},
+        "last_runs": {kind: last_run(store, kind) for kind in ("index", "salience")},
         # A link written with an alias stays unresolved (SPEC 2); say which note has it.
         "unresolved_links": [{"source": p, "line": ln, "target": t, "kind": k,
                               "alias_of": aliases.get(fold(t), [])}
@@ -91,7 +91,7 @@ def _prospective_counts(store: Store) -> dict:
     return out
 
 
-def _last_run(store: Store, kind: str) -> dict | None:
+def last_run(store: Store, kind: str) -> dict | None:
     row = store.execute(
         "SELECT kind, started, finished, status, counts FROM runs WHERE kind = ? "
         "ORDER BY id DESC LIMIT 1", [kind]).fetchone()
