@@ -271,18 +271,25 @@ class Vault:
                 if not resolver.resolve(Link(name.strip().removeprefix("[[").removesuffix("]]"),
                                              "wiki", None, None, None, 0), ledger)]
 
-    def nudge(self, *, now: datetime | None = None):
-        """One proactive tick (SPEC 8): at most one message, or silence and why."""
+    def nudge(self, *, now: datetime | date | str | None = None, record: bool = True):
+        """One proactive tick (SPEC 8): at most one message, or silence and why. It
+        records what it shows (fatigue and the daily cap count it); `record=False` is a
+        dry run that stores nothing."""
         from .nudge import tick
 
         return tick(self.store, self.settings, _when(now),
-                    oscillation=self.settings.nudge_oscillation)
+                    oscillation=self.settings.nudge_oscillation, record=record)
 
     def feedback(self, item_id: str, answer: str, *, snooze=None, now: datetime | None = None):
         """Record the answer to an item's latest nudge: accept, dismiss or snooze."""
         from .nudge import record_feedback
 
         found = record_feedback(self.store, item_id, answer, _when(now), snooze)
+        if found is None and not self.store.execute(
+                "SELECT 1 FROM entries WHERE id = ? UNION ALL SELECT 1 FROM prospective "
+                "WHERE id = ?", [item_id, item_id]).fetchone():
+            raise NotFoundError(f"no such id {item_id!r}: nudges name ledger entries and "
+                                "prospective items by the id they print")
         if found is None:
             raise NotFoundError(f"no nudge was ever shown for {item_id!r}: nothing to answer")
         return found

@@ -57,11 +57,12 @@ def parse_day(value: str | None, flag: str) -> date | None:
                                  param_hint=flag) from None
 
 
-def _vault(vault, db, *, create: bool = False, **flags):
-    """Open the vault (the library does the folder check and finds the root)."""
+def _vault(vault, db, *, create: bool = False, preload: bool = False):
+    """Open the vault (the library does the folder check and finds the root). Options of
+    a call go to the call, as the MCP server passes them: one route for every face."""
     from .api import Vault
 
-    return Vault.open(vault, db, create=create, **flags)
+    return Vault.open(vault, db, create=create, preload=preload)
 
 
 def _version(value: bool) -> None:
@@ -370,15 +371,19 @@ def get(
 def nudge(
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="When silent, say why on stderr.")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Record nothing: what a tick would show (for trying --now).")] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """One proactive tick: print at most one nudge, or nothing (run it every 15 minutes)."""
+    """One proactive tick: print at most one nudge, or nothing (run it every 15 minutes).
+    What it shows is recorded (fatigue and the daily cap count it), --now included;
+    --dry-run records nothing."""
     from . import render
 
     when = parse_now(now)
     with _vault(vault, db) as v:
-        result = v.nudge(now=when)
+        result = v.nudge(now=when, record=not dry_run)
     render.nudge(result, json_, verbose)
 
 
@@ -413,7 +418,7 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
     settings = config.load(vault or (None if _env_vault() else find_root(Path.cwd())), db)
     if not settings.vault.is_dir():
         raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
-    exe = shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
+    exe = _own_script() or shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
     target = f"--vault {_quote(settings.vault)}"
     if settings.db != settings.vault / ".vaultmem" / "vaultmem.db":
         target += f" --db {_quote(settings.db)}"
@@ -422,6 +427,14 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
         f"0 * * * *    {exe} index {target} --json >/dev/null\n"
         f"30 3 * * *   {exe} salience {target} >/dev/null\n"
         f"*/15 * * * * {exe} nudge {target}\n")
+
+
+def _own_script() -> str | None:
+    """The `vaultmem` script of the Python running this one (a venv's bin/), so that
+    cron runs this install whatever else is on its PATH."""
+    script = Path(sys.executable).parent / ("vaultmem.exe" if sys.platform == "win32"
+                                            else "vaultmem")
+    return str(script) if script.is_file() else None
 
 
 def _env_vault() -> str | None:

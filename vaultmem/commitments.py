@@ -350,13 +350,21 @@ def due_set(store: Store, settings: Settings, now: datetime, context: trigger.Co
         why = (f"due {when} ({start.isoformat()})" if start == entry.due
                else f"window opens {when} ({start.isoformat()})")
         items.append(DueItem(entry, "upcoming", why, "upcoming", []))
-    items.sort(key=lambda item: (GROUPS.index(item.group),
-                                 item.entry.fires_from or today if item.group == "upcoming"
-                                 else today))
+    items.sort(key=lambda item: (GROUPS.index(item.group), _day_in_group(item, today)))
     paths = _paths(store, {i for item in items for i in item.entry.note_ids})
     for item in items:
         item.notes = [paths[i] for i in item.entry.note_ids if i in paths]
     return DueResult(now, context.text if context else None, horizon, items)
+
+
+def _day_in_group(item: DueItem, today: date) -> date:
+    """The order within a group: overdue ones by due date, oldest first; upcoming and
+    open windows by the day they open; the rest keep the firing order (sort is stable)."""
+    if item.group == "overdue":
+        return item.entry.due or today
+    if item.group in ("upcoming", "open"):
+        return item.entry.fires_from or today
+    return today
 
 
 def _group(firing: Firing, today: date) -> str:

@@ -383,7 +383,8 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
             escaping.append((source, line, f"link to {target!r} leaves the vault: not followed"))
     with store.atomic():
         store.set_link_targets(updates)
-        ledger_sync.resolve_entry_links(store, resolver, ids)
+        lost = ledger_sync.resolve_entry_links(store, resolver, ids)
+        store.replace_warnings("entry-link", None, lost)
         before = store.remembered_pairs(sources)
         now_pairs = store.resolved_pairs(sources)
         for source_id, target_id in sorted(now_pairs - before):
@@ -393,7 +394,7 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
         paths = None if sources is None else [p for p, i in ids.items() if i in pending]
         store.replace_warnings("link", paths, escaping)
         store.set_meta("links_dirty", "0")
-    report.warnings.extend(escaping)
+    report.warnings.extend(escaping + lost)
 
 
 # What a finished run leaves behind: every live text has a vector under this fingerprint,

@@ -258,8 +258,10 @@ class TickResult:
                 "candidates": self.candidates}
 
 
-def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True) -> TickResult:
-    """Compute every value, update the hysteresis state, emit at most one nudge."""
+def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True,
+         record: bool = True) -> TickResult:
+    """Compute every value, update the hysteresis state, emit at most one nudge.
+    `record` False: a dry run that stores nothing (no surfacing, no state)."""
     now = clock.local_naive(now)
     items = load_items(store)
     state = {r[0]: (bool(r[1]), r[2]) for r in store.execute(
@@ -292,7 +294,8 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
         nudge = Nudge(item, value, t, explain(t, item, now))
         updates.append((item.id, False, value))
         reason = "nudged"
-    _save(store, now, updates, nudge)
+    if record:
+        _save(store, now, updates, nudge)
     return TickResult(now, nudge, reason, len(items), values)
 
 

@@ -480,9 +480,10 @@ def note(result, as_json: bool) -> None:
         "changed since indexed" if doc["changed_since_index"] else "indexed")
     out.print(f"[bold]{_esc(doc['title'])}[/]  [dim]{_esc(doc['path'])} ({state})[/]",
               highlight=False)
-    if doc["tags"] or doc["aliases"]:
-        out.print(f"[dim]tags[/] {_esc(', '.join(doc['tags']))}  "
-                  f"[dim]aliases[/] {_esc(', '.join(doc['aliases']))}", highlight=False)
+    labels = [f"[dim]{name}[/] {_esc(', '.join(doc[name]))}" for name in ("tags", "aliases")
+              if doc[name]]
+    if labels:
+        out.print("  ".join(labels), highlight=False)
     for c in doc["commitments"]:
         when = c["due"] or (f"when {c['condition']}" if c["condition"] else "")
         out.print(f"[yellow]commitment[/] {_esc(c['id'])} ({c['status']}) "
