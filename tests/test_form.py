@@ -271,6 +271,14 @@ def test_note_day_prefers_front_matter_then_file_name_then_mtime():
     assert form.note_day({}, "Ideas.md", None) is None
 
 
+def test_a_notes_updated_day_comes_before_its_mtime():
+    """A fresh clone sets every mtime to its own day: `updated` survives it."""
+    mtime = int(date(2031, 1, 9).strftime("%s")) * 10**9
+    assert form.note_day({"updated": "2026-08-06"}, "Budget.md", mtime) == date(2026, 8, 6)
+    assert form.note_day({"updated": "2026-08-06"}, "daily/2026-08-01.md", mtime) == \
+        date(2026, 8, 1)  # a day in the name says when it was written
+
+
 def test_dates_resolve_against_the_note_day_not_today():
     text = "---\ndate: 2025-12-29\n---\nNeed to pay the deposit by Friday.\n"
     day = form.note_day({"date": "2025-12-29"}, "x.md")

@@ -357,8 +357,8 @@ def acceptable(store: Store, cand_id: str) -> dict:
         raise VaultmemError(f"{cand_id} was already accepted as ledger entry "
                             f"{cand['entry_id']}: nothing written")
     if not cand["present"]:
-        raise VaultmemError(f"{cand_id}: its line is gone from {cand['path']} "
-                            "(`index()` brings the store in step): nothing written")
+        raise VaultmemError(f"{cand_id}: its line is gone from {cand['path']} (as of the "
+                            "last `index()`): nothing written")
     return cand
 
 

@@ -68,7 +68,7 @@ TERMS = {
     },
     "mcp": {
         "ledger(include_closed=True)": "the `ledger` tool with include_closed",
-        "query()": "`search`", "index()": "the server's own index run (it runs on each call)",
+        "query()": "`search`", "index()": "indexing",
         "suggestions()": "`vaultmem ledger suggest`",
     },
 }

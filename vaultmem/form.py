@@ -150,7 +150,9 @@ _DAILY = re.compile(r"(?<!\d)(\d{4})[-_.](\d{2})[-_.](\d{2})(?!\d)")
 def note_day(frontmatter: dict, path: str, mtime_ns: int | None = None) -> date | None:
     """The day a note was written: front matter `date` (else `created`), else a date in
     its file name (a daily note, "2026-03-04.md" or "Standup 2026-03-04.md"), else its
-    modification time."""
+    front matter `updated`, else its modification time. Everything before the last is
+    part of the note, so it survives a copy or a `git clone` (which sets every mtime to
+    the day of the clone, and a note's "next week" to a week after it)."""
     for key in ("date", "created"):
         found = _as_day(frontmatter.get(key))
         if found:
@@ -161,6 +163,9 @@ def note_day(frontmatter: dict, path: str, mtime_ns: int | None = None) -> date 
         found = _as_day("-".join(match.groups()))
         if found:
             return found
+    found = _as_day(frontmatter.get("updated"))
+    if found:
+        return found
     if mtime_ns:
         return datetime.fromtimestamp(mtime_ns / 1e9).date()
     return None

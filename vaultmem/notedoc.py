@@ -120,7 +120,8 @@ def find(store: Store, name: str) -> tuple[int, str]:
     if hit:
         return store.execute("SELECT id, path FROM notes WHERE path = ?", [hit]).fetchone()
     raise NotFoundError(f"no note {name!r} in the index: give a vault-relative path "
-                        "(`query()` finds one), or `index()` if it is new")
+                        "(`query()` finds one); a note made since the last `index()` is not "
+                        "in it yet")
 
 
 def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
