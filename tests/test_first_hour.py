@@ -162,3 +162,15 @@ def test_a_renamed_note_that_a_commitment_links_is_named(make_vault, capsys):
     ledger = root / "Ledger.md"
     ledger.write_text(ledger.read_text().replace("[[Errands]]", "[[To do]]"))
     assert v.index(now=NOW).warnings == [] and v.status().as_dict()["warnings"] == []
+
+
+def test_status_items_are_typed_too(make_vault):
+    v = make_vault({"Bad.md": "---\ntitle: [unclosed\n---\n# Bad\nSee [[Nowhere]].\n"},
+                   index_at=NOW)
+    status = v.status()
+    assert status.counts["notes"] == 1
+    assert [(w.path, w.message[:18]) for w in status.warnings] == [
+        ("Bad.md", "broken YAML front ")]
+    assert [(u.source, u.target) for u in status.unresolved_links] == [("Bad.md", "Nowhere")]
+    assert [u.as_dict() for u in status.unresolved_links] == \
+        status.as_dict()["unresolved_links"]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .config import Settings
 from .resolve import fold, names_attachment
+from .rows import Item
 from .schema import SCHEMA
 from .store import Store
 from .vault import printable
@@ -103,9 +104,48 @@ def last_run(store: Store, kind: str) -> dict | None:
 
 @dataclass
 class Status:
-    """`vaultmem status`: the document `gather` builds, versioned."""
+    """`vaultmem status`: the document `gather` builds, versioned. Its keys are its
+    attributes too, the items of its lists typed."""
 
     doc: dict
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, **self.doc}
+
+    vault = property(lambda self: self.doc["vault"])
+    db = property(lambda self: self.doc["db"])
+    counts = property(lambda self: self.doc["counts"])
+    last_runs = property(lambda self: self.doc["last_runs"])
+    ledger = property(lambda self: self.doc["ledger"])
+    prospective = property(lambda self: self.doc["prospective"])
+    candidates = property(lambda self: self.doc["candidates"])
+    config = property(lambda self: self.doc["config"])
+
+    @property
+    def unresolved_links(self) -> list[UnresolvedLink]:
+        return [UnresolvedLink(**row) for row in self.doc["unresolved_links"]]
+
+    @property
+    def warnings(self) -> list[StatusWarning]:
+        return [StatusWarning(**row) for row in self.doc["warnings"]]
+
+
+@dataclass
+class UnresolvedLink(Item):
+    """A link naming no note: where it is written, and the notes that carry the name as
+    an alias (aliases are no link targets)."""
+
+    source: str
+    line: int
+    target: str
+    kind: str
+    alias_of: list[str]
+
+
+@dataclass
+class StatusWarning(Item):
+    """A problem with one file (and line), kept until the file is fixed."""
+
+    path: str
+    line: int | None
+    message: str
