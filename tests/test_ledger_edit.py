@@ -180,13 +180,19 @@ def test_a_recurring_entry_keeps_its_id_on_the_next_occurrence(vault):
     assert ledger_lines(vault)[7] == "- [ ] Water the plants 🔁 every week 📅 2026-08-28"
 
 
-def test_a_date_tasks_cannot_see_is_changed_where_it_is_written(make_vault):
-    v = make_vault(NOTES, ledger="- [ ] Water 🔁 every week 📅 2026-08-14 [[Plumber]] ^w\n",
-                   mtime=datetime(2026, 8, 1), index_at=NOW)
+@pytest.mark.parametrize("line, written", [
+    ("- [ ] Water 🔁 every week 📅 2026-08-14 [[Plumber]] ^w",
+     ["- [ ] Water 🔁 every week 📅 2026-08-21 [[Plumber]]",
+      "- [x] Water 🔁 every week 📅 2026-08-14 [[Plumber]] ✅ 2026-08-16 ^w"]),
+    # Tasks reads the rule at the end but not the date before the link: it stays a rule
+    ("- [ ] Water 📅 2026-08-14 [[Plumber]] 🔁 every week ^w",
+     ["- [ ] Water 📅 2026-08-21 [[Plumber]] 🔁 every week",
+      "- [x] Water 📅 2026-08-14 [[Plumber]] 🔁 every week ✅ 2026-08-16 ^w"]),
+])
+def test_a_date_tasks_cannot_see_is_changed_where_it_is_written(make_vault, line, written):
+    v = make_vault(NOTES, ledger=line + "\n", mtime=datetime(2026, 8, 1), index_at=NOW)
     result = v.complete_commitment("w", now=NOW)
-    assert ledger_lines(v) == [
-        "- [ ] Water 🔁 every week 📅 2026-08-21 [[Plumber]]",
-        "- [x] Water 🔁 every week 📅 2026-08-14 [[Plumber]] ✅ 2026-08-16 ^w"]
+    assert ledger_lines(v) == written
     assert result.kind == "occurrence-done"
 
 

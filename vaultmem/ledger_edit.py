@@ -87,29 +87,33 @@ def _task(raw: str) -> tf.Task:
 def _completed(old: LedgerEntry, raw: str, on: date) -> list[str]:
     """The done line, and before it the next occurrence of a recurring entry."""
     task = _task(raw)
-    rule_text = old.fields.get("recurrence")
     if task.on_completion and task.on_completion.lower() == "delete":
         raise VaultmemError("the entry says 🏁 delete: Tasks would delete its line, and "
                             "vaultmem never deletes a ledger line; check it off in Obsidian")
-    if not rule_text:
-        done = tf.write(tf.complete(task, on)[0])
-        _expect(done, old, status="done", done_on=on, cancelled_on=None)
+    done = tf.write(tf.checked_off(task, on))
+    _expect(done, old, status="done", done_on=on, cancelled_on=None)
+    if not old.fields.get("recurrence"):
         return [done]
+    return [_next_occurrence(old, raw, task, on), done]
+
+
+def _next_occurrence(old: LedgerEntry, raw: str, task: tf.Task, on: date) -> str:
+    """The open line Tasks writes above a recurring entry checked off: exactly its line
+    where Tasks reads the rule and the dates the ledger reads; else the entry's own line
+    with its dates moved where they are written and its block id left to the done one."""
+    rule_text = old.fields["recurrence"]
     rule = _rule(rule_text)
     as_read = replace(task, start=old.start, scheduled=old.scheduled, due=old.due)
-    dates = tf._next_dates(as_read, rule, on)
+    dates = tf.next_dates(as_read, rule, on)
     if _words(task.recurrence) == _words(rule_text) and as_read == task:
-        # Tasks reads the rule and the dates too: exactly what it writes
-        nxt, done = (tf.write(t) for t in tf.complete(task, on))
+        nxt = tf.write(tf.complete(task, on)[0])
         cleared = {"created": None, "fields": _without(old.fields, "id", "dependson")}
-    else:  # the ledger reads them where Tasks does not: change them where they stand
-        done = tf.write(tf.complete(replace(task, recurrence=None), on)[0])
+    else:
         nxt = _in_place(_without_block_id(raw, old), old, dates)
         cleared = {}
-    _expect(done, old, status="done", done_on=on, cancelled_on=None)
     _expect(nxt, old, status="open", block_id=None, done_on=None, cancelled_on=None,
             **{**cleared, **{k: dates.get(k) for k in ("start", "scheduled", "due")}})
-    return [nxt, done]
+    return nxt
 
 
 def _rule(text: str) -> tf.Rule:

@@ -213,13 +213,19 @@ def _date_field(task: Task, name: str) -> str:
 def complete(task: Task, on: date) -> list[Task]:
     """Tasks' `handleNewStatus` to done: the done task, and before it the next occurrence
     when it recurs (raises UnknownRule for a rule `Rule` cannot read)."""
+    done = checked_off(task, on)
     if not task.recurrence:
-        return [replace(task, status="x", done=on, cancelled=None)]
+        return [done]
     rule = Rule.read(task.recurrence)
-    done = replace(task, status="x", done=on, cancelled=None, recurrence=rule.text)
     nxt = replace(done, status=" ", block_link="", id=None, depends_on=(), created=None,
-                  done=None, **_next_dates(task, rule, on))
+                  done=None, **next_dates(task, rule, on))
     return [nxt, done]
+
+
+def checked_off(task: Task, on: date) -> Task:
+    """The task marked done on `on`, as Tasks writes it (its rule in RRule's words)."""
+    return replace(task, status="x", done=on, cancelled=None,
+                   recurrence=_rule_text(task.recurrence))
 
 
 def cancel(task: Task, on: date) -> Task:
@@ -243,7 +249,7 @@ def _rule_text(text: str | None) -> str | None:
         return text
 
 
-def _next_dates(task: Task, rule: Rule, on: date) -> dict:
+def next_dates(task: Task, rule: Rule, on: date) -> dict:
     """Tasks' `Occurrence.next`: each date kept at its distance from the reference date,
     the reference moved by the rule (from the done day for `when done`)."""
     reference = task.reference
