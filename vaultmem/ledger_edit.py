@@ -197,12 +197,7 @@ def _edit(vault: Path, rel: str, number: int, raw: str,
           make: Callable[[LedgerEntry], list[str]]) -> Edit:
     """Replace line `number` (found again by its text if lines moved) with `make`'s lines
     (the entry's own line last), check the whole ledger, and write it."""
-    path = _inside(vault, rel)
-    try:
-        before = path.read_bytes()
-    except FileNotFoundError:
-        raise VaultmemError(f"{rel} is gone from the vault: nothing written") from None
-    _decode(before, rel)  # not UTF-8: refused, as for an append
+    path, before = _read(vault, rel)
     text = before.decode("utf-8")  # a byte order mark kept as it is
     lines = _LINES.findall(text)
     at = _find(lines, number, raw, rel)
@@ -216,10 +211,27 @@ def _edit(vault: Path, rel: str, number: int, raw: str,
     bom = "\ufeff" if at == 0 and lines[0].startswith("\ufeff") else ""
     after = "".join([*lines[:at], bom + body[0], *body[1:], *lines[at + 1:]])
     _check_rest(text, after, at + 1, len(new), rel)
-    write_ledger(path, before, after.encode("utf-8"))
+    _save(path, before, after.encode("utf-8"))
     if len(new) == 1:
         return Edit(rel, at + 1, new[0], raw)
     return Edit(rel, at + 1, new[0], raw, occurrence=(at + 2, new[1]))
+
+
+# The ledger's one read and one write (ledger_append): the only calls into it.
+
+def _read(vault: Path, rel: str) -> tuple[Path, bytes]:
+    """The ledger's path and bytes, refused where `ledger add` would refuse it."""
+    path = _inside(vault, rel)
+    try:
+        before = path.read_bytes()
+    except FileNotFoundError:
+        raise VaultmemError(f"{rel} is gone from the vault: nothing written") from None
+    _decode(before, rel)  # not UTF-8: refused, as for an append
+    return path, before
+
+
+def _save(path: Path, before: bytes, data: bytes) -> None:
+    write_ledger(path, before, data)
 
 
 def _newline(text: str) -> str:
