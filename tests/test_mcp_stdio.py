@@ -132,16 +132,28 @@ def test_a_vault_never_indexed_is_indexed_on_first_start(tmp_path):
 # -- a stop at any moment ----------------------------------------------------------------
 
 def start(root: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "vaultmem", "mcp", "--vault", str(root)],
+    import queue
+    import threading
+
+    proc = subprocess.Popen([sys.executable, "-m", "vaultmem", "mcp", "--vault", str(root)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+    proc.lines = queue.Queue()  # stderr, line by line, read by a thread: never blocks a test
+
+    def pump():
+        for line in proc.stderr:
+            proc.lines.put(line)
+        proc.lines.put("")
+    threading.Thread(target=pump, daemon=True).start()
+    return proc
 
 
 def read_until(proc: subprocess.Popen, marker: str) -> str:
-    """stderr up to the first line holding `marker` (what the server says it is doing)."""
+    """stderr up to the first line holding `marker` (what the server says it is doing).
+    The bound is a safety net for a server that never says it, not a wait."""
     seen = ""
     while True:
-        line = proc.stderr.readline()
+        line = proc.lines.get(timeout=300)
         assert line, f"the server exited before saying {marker!r}:\n{seen}"
         seen += line
         if marker in line:
@@ -157,8 +169,11 @@ def stopped(proc: subprocess.Popen, seen: str) -> tuple[str, str]:
     import signal
 
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=300)
-    err = seen + err
+    out = proc.stdout.read()  # to the end: the server has exited
+    proc.wait(timeout=300)
+    while (line := proc.lines.get(timeout=300)) != "":
+        seen += line
+    err = seen
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     return out, err
