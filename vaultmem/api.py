@@ -183,8 +183,8 @@ class Vault:
         its own syntax with a fresh block id, and bring the store in step with it.
 
         Dates are dates or words, read against `now` as `suggestions` reads a note ("next
-        friday", "2026-08-20"; a period such as "next week" is due on its last working
-        day and, unless `start` is given, opens the window on its first day).
+        friday", "2026-08-20"; a period such as "next week" is due on its last day, a
+        week's Friday, and unless `start` is given opens the window on its first).
         """
         from .ledger_append import add
 
@@ -197,7 +197,7 @@ class Vault:
                     scheduled=_day(scheduled, when_.date(), "scheduled"),
                     keywords=tuple(keywords))
         added.indexed = self._in_step(when_)
-        added.unresolved = self._unresolved(added.id, links, added.ledger)
+        added.unresolved = self._unresolved(links, added.ledger)
         return added
 
     def complete_commitment(self, entry_id: str, *, on: date | str | None = None,
@@ -261,7 +261,7 @@ class Vault:
             return False
         return True
 
-    def _unresolved(self, entry_id: str, links, ledger: str) -> list[str]:
+    def _unresolved(self, links, ledger: str) -> list[str]:
         """The links of a new entry that name no note, as its ledger resolves them."""
         from .resolve import Resolver
         from .rows import Link
