@@ -96,7 +96,7 @@ def test_a_tag_matches_the_tags_nested_under_it(root, capsys, fake_model):
     assert paths(capsys, root, "--tag", "#Area/Health/") == {
         p for p in TAGGED_AREA if "finance" not in p and p != "daily/2026-08-01.md"}
     # a tag is a whole segment: "are" is not a parent of "area/health"
-    assert "no indexed note carries it" in refused(capsys, root, "--tag", "are")
+    assert "--tag 'are': no indexed note carries it" in refused(capsys, root, "--tag", "are")
 
 
 def test_several_tags_are_all_of_them_and_minus_excludes(root, capsys, fake_model):
@@ -163,13 +163,14 @@ def test_filters_never_depend_on_salience(root, capsys, fake_model):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("--where", "status"), "where 'status': write key=value or key!=value"),
-    (("--tag", "  "), "tag '  ' is not a tag"),
-    (("--changed-since", "last week"), "changed since 'last week' is not a date"),
+    (("--where", "status"), "--where 'status': write key=value or key!=value"),
+    (("--tag", "  "), "--tag '  ' is not a tag"),
+    (("--changed-since", "last week"), "--changed-since 'last week' is not a date"),
     (("--changed-since", "2026-08-10", "--changed-before", "2026-08-10"),
-     "changed since 2026-08-10 00:00 is not before changed before 2026-08-10 00:00"),
-    (("--in", "nowhere"), "folder 'nowhere': no indexed note is under it"),
-    (("--in", "."), "folder '.' is the whole vault"),
+     "--changed-since 2026-08-10 00:00 is not before --changed-before 2026-08-10 00:00"),
+    (("--in", "nowhere"), "--in 'nowhere': no indexed note is under it"),
+    (("--in", "."), "--in '.' is the whole vault"),
+    (("--not-in", "../x"), "--not-in '../x' climbs out of the vault"),
 ])
 def test_a_bad_filter_is_one_line_and_exit_2(root, capsys, fake_model, args, message):
     err = refused(capsys, root, *args)
@@ -180,7 +181,7 @@ def test_the_library_takes_the_same_filters(root):
     with Vault.open(root, embedder=FakeEmbedder()) as v:
         result = v.query("notes", limit=100, log=False, tags=["family", "-people"],
                          where="type!=log", folders="notes")
-        with pytest.raises(UsageError, match="query takes no option prefix"):
+        with pytest.raises(UsageError, match="`query\\(\\)` takes no option prefix"):
             v.query("notes", prefix="people")
     assert {h.path for h in result.results} == {"notes/Besuch im September.md",
                                                 "notes/Gift ideas.md"}

@@ -204,7 +204,7 @@ def test_a_folder_keeps_only_notes_under_it(vault, folder):
 
 
 def test_a_folder_is_a_folder_not_a_string_prefix(vault):
-    with pytest.raises(UsageError, match=r"folder 'proj': no indexed note is under it"):
+    with pytest.raises(UsageError, match=r"`folders` 'proj': no indexed note is under it"):
         query(vault, folders="proj")
     assert [h.path for h in query(vault, folders=["notes"], floor=True).results
             if h.pinned] == [

@@ -59,16 +59,17 @@ class Filters:
         """Filters from a caller's values: a string or a list for the repeatable ones
         (a tag written "-x" excludes x); dates as `date`, `datetime` or ISO text.
         Anything malformed is a UsageError naming the value and the form it takes."""
-        wanted, unwanted = _tags(_many(tags), "tag")
-        since, before = _moment(changed_since, "changed since"), _moment(
-            changed_before, "changed before")
+        wanted, unwanted = _tags(_many(tags), "tags")
+        since, before = _moment(changed_since, "changed_since"), _moment(
+            changed_before, "changed_before")
         if since and before and since >= before:
-            raise UsageError(f"changed since {since:%Y-%m-%d %H:%M} is not before "
-                             f"changed before {before:%Y-%m-%d %H:%M}: no note can match")
+            raise UsageError(f"`changed_since` {since:%Y-%m-%d %H:%M} is not before "
+                             f"`changed_before` {before:%Y-%m-%d %H:%M}: no note can match")
         return cls(
-            folders=_folders(_many(folders)), not_folders=_folders(_many(not_folders)),
+            folders=_folders(_many(folders), "folders"),
+            not_folders=_folders(_many(not_folders), "not_folders"),
             tags=wanted, not_tags=tuple(dict.fromkeys(
-                unwanted + _tags(_many(not_tags), "tag to leave out", exclusions=False)[0])),
+                unwanted + _tags(_many(not_tags), "not_tags", exclusions=False)[0])),
             where=tuple(_where(w) for w in _many(where)),
             changed_since=since, changed_before=before, include_ledger=bool(include_ledger))
 
@@ -99,12 +100,12 @@ def _many(value) -> list[str]:
     return list(value)
 
 
-def _folders(values: list[str]) -> tuple[str, ...]:
+def _folders(values: list[str], what: str) -> tuple[str, ...]:
     out = []
     for value in values:
-        folder = normalize_prefix(value)
+        folder = normalize_prefix(value, what)
         if not folder:
-            raise UsageError(f"folder {value!r} is the whole vault: name a folder inside "
+            raise UsageError(f"`{what}` {value!r} is the whole vault: name a folder inside "
                              "it, e.g. projects/house")
         out.append(folder)
     return tuple(dict.fromkeys(out))
@@ -120,7 +121,7 @@ def _tags(values: list[str], what: str, exclusions: bool = True
         tag = text.removeprefix("-").strip().lstrip("#").strip("/").lower() if negate \
             else text.lstrip("#").strip("/").lower()
         if not tag or any(c.isspace() for c in tag):
-            raise UsageError(f"{what} {value!r} is not a tag: write it as in the note, "
+            raise UsageError(f"`{what}` {value!r} is not a tag: write it as in the note, "
                              "e.g. project/house or #project/house")
         (unwanted if negate else wanted).append(tag)
     return tuple(dict.fromkeys(wanted)), tuple(dict.fromkeys(unwanted))
@@ -131,7 +132,7 @@ def _where(value) -> Where:
         return value
     match = _WHERE.match(str(value))
     if not match or not match.group(1).strip():
-        raise UsageError(f"where {value!r}: write key=value or key!=value, e.g. "
+        raise UsageError(f"`where` {value!r}: write key=value or key!=value, e.g. "
                          "status=active or type!=log")
     key, op, wanted = match.groups()
     return Where(key, wanted, op == "!=")
@@ -146,7 +147,7 @@ def _moment(value, what: str) -> datetime | None:
     try:
         return clock.parse_now(str(value))
     except ValueError:
-        raise UsageError(f"{what} {value!r} is not a date: use YYYY-MM-DD, or "
+        raise UsageError(f"`{what}` {value!r} is not a date: use YYYY-MM-DD, or "
                          "YYYY-MM-DDTHH:MM") from None
 
 
@@ -180,7 +181,7 @@ def mask(store, settings, note_ids: np.ndarray, titles: dict, filters: Filters
         if not negate and not store.execute(
                 "SELECT 1 FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?) LIMIT 1",
                 _tag_range(tag)).fetchone():  # the answer would be empty: a typo
-            raise UsageError(f"tag {tag!r}: no indexed note carries it (or a tag under "
+            raise UsageError(f"`tags` {tag!r}: no indexed note carries it (or a tag under "
                              "it); `vaultmem status` counts the tags")
         sql.append(f"AND id {'NOT ' if negate else ''}IN (SELECT note_id FROM tags WHERE "
                    "tag = ? OR (tag >= ? AND tag < ?))")
@@ -220,7 +221,7 @@ def _under(store, titles: dict, folders: tuple[str, ...], sql: list, params: lis
         folded = folder.casefold()
         ids = [i for i, (path, _) in titles.items() if path.casefold().startswith(folded)]
         if strict and not ids:
-            raise UsageError(f"folder {folder.rstrip('/')!r}: no indexed note is under it; "
+            raise UsageError(f"`folders` {folder.rstrip('/')!r}: no indexed note is under it; "
                              f"top-level folders: {_top_folders([p for p, _ in titles.values()])}")
         terms.append(f"id IN ({','.join(map(str, ids))})" if ids else "0")
     sql.append(f"AND {'NOT ' if negate else ''}({' OR '.join(terms)})")

@@ -25,6 +25,7 @@ from . import clock, commitments, filters, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder
 from .filters import Filters
+from .rows import Item, plain
 from .schema import SCHEMA
 from .snippet import snippet
 from .store import Store
@@ -78,6 +79,16 @@ class QueryOptions:
 
 
 @dataclass
+class HitCommitment(Item):
+    """A commitment linking a hit's note that fires now, and why."""
+
+    id: str
+    action: str
+    why: str
+    grounded: bool
+
+
+@dataclass
 class Hit:
     rank: int
     path: str
@@ -89,13 +100,13 @@ class Hit:
     pinned: bool
     snippet: str
     heading: str = ""
-    commitments: list[dict] = field(default_factory=list)
+    commitments: list[HitCommitment] = field(default_factory=list)
     explain: dict | None = None
 
     def as_dict(self) -> dict:
         row = {"rank": self.rank, "path": self.path, "title": self.title, "score": self.score,
                "cosine": self.cosine, "salience": self.salience, "firing": self.firing,
-               "pinned": self.pinned, "commitments": self.commitments,
+               "pinned": self.pinned, "commitments": plain(self.commitments),
                "snippet": self.snippet, "heading": self.heading}
         if self.explain is not None:
             row["explain"] = self.explain
@@ -112,7 +123,7 @@ class QueryResult:
     candidates: int
     seconds: float
     stale: list[str] = field(default_factory=list)  # indexed notes gone from disk: skipped
-    firing: list[dict] = field(default_factory=list)  # every open entry firing now (SPEC 1)
+    firing: list[commitments.FiringRow] = field(default_factory=list)  # firing now (SPEC 1)
     filters: dict = field(default_factory=dict)  # the filters given (`Filters.as_dict`)
 
     def as_dict(self) -> dict:
@@ -121,7 +132,8 @@ class QueryResult:
                 "now": self.now.isoformat(timespec="seconds"), "weight": self.weight,
                 "fire_weight": self.fire_weight, "candidates": self.candidates,
                 "seconds": self.seconds, "stale": self.stale, "filters": self.filters,
-                "firing": self.firing, "results": [hit.as_dict() for hit in self.results]}
+                "firing": plain(self.firing),
+                "results": [hit.as_dict() for hit in self.results]}
 
 
 def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
@@ -400,8 +412,8 @@ def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
     heading, text = ctx.store.chunk_texts([chunk_id]).get(chunk_id, ("", ""))
     note_id = int(ctx.note_ids[i])
     path, title = ctx.titles[note_id]
-    commits = [{"id": f.entry.id, "action": f.entry.action, "why": f.why,
-                "grounded": f.grounded} for f in ctx.fired.get(note_id, [])]
+    commits = [HitCommitment(f.entry.id, f.entry.action, f.why, f.grounded)
+               for f in ctx.fired.get(note_id, [])]
     hit = Hit(rank, path, title, round(float(ctx.score[i]), 4), round(float(ctx.cosine[i]), 4),
               round(float(ctx.salience[i]), 4), bool(ctx.firing[i]), pinned,
               snippet(text, ctx.text),
@@ -452,10 +464,10 @@ def _placement(ctx: _Ctx, i: int) -> str | None:
     return None
 
 
-def _lane(store, firings, allowed: set[int] | None) -> list[dict]:
+def _lane(store, firings, allowed: set[int] | None) -> list[commitments.FiringRow]:
     """The firing list a query names: every entry firing now or, when the query is
     filtered to part of the vault (`allowed` notes), those that link a note in it."""
-    return [f.as_dict(commitments.note_paths(store, f.entry.note_ids)) for f in firings
+    return [f.row(commitments.note_paths(store, f.entry.note_ids)) for f in firings
             if allowed is None or not allowed.isdisjoint(f.entry.note_ids)]
 
 

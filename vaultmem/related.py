@@ -33,6 +33,7 @@ import numpy as np
 from . import commitments
 from .config import Settings
 from .notedoc import find
+from .rows import Item, plain
 from .schema import SCHEMA
 from .store import Store
 
@@ -43,19 +44,53 @@ REASON_KINDS = ("link", "two links", "tags", "meaning")  # the order reasons are
 
 
 @dataclass
-class Related:
+class Reason(Item):
+    """Why a note is related: its `kind` (link, two links, tags, meaning), a sentence,
+    and what the kind measured (the others are None, and left out of the JSON)."""
+
+    kind: str
+    why: str
+    weight: float | None = None  # link, two links: what the link counted
+    via: list[str] | None = None  # two links: the notes in between
+    tags: list[str] | None = None  # tags: those shared
+    cosine: float | None = None  # meaning
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in super().as_dict().items() if v is not None}
+
+
+@dataclass
+class FiringHere(Item):
+    """A commitment linking a related note that fires now, and why."""
+
+    id: str
+    action: str
+    why: str
+
+
+@dataclass
+class NoteCommitment(Item):
+    """One of the note's open commitments: whether it fires now, and why (or when)."""
+
+    id: str
+    action: str
+    condition: str | None
+    due: str | None
+    fires: bool
+    group: str | None
+    why: str
+
+
+@dataclass
+class Related(Item):
     """One related note, with its score and every reason for it."""
 
     rank: int
     path: str
     title: str
     score: float
-    reasons: list[dict]
-    commitments: list[dict] = field(default_factory=list)  # those linking it firing now
-
-    def as_dict(self) -> dict:
-        return {"rank": self.rank, "path": self.path, "title": self.title,
-                "score": self.score, "reasons": self.reasons, "commitments": self.commitments}
+    reasons: list[Reason]
+    commitments: list[FiringHere] = field(default_factory=list)  # linking it, firing now
 
 
 @dataclass
@@ -66,14 +101,13 @@ class RelatedResult:
     title: str
     now: datetime
     depth: int
-    commitments: list[dict]
+    commitments: list[NoteCommitment]
     results: list[Related]
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, "note": {"path": self.path, "title": self.title},
                 "now": self.now.isoformat(timespec="seconds"), "depth": self.depth,
-                "commitments": self.commitments,
-                "results": [r.as_dict() for r in self.results]}
+                "commitments": plain(self.commitments), "results": plain(self.results)}
 
 
 @dataclass
@@ -99,7 +133,7 @@ def related(store: Store, settings: Settings, name: str, now: datetime, fingerpr
     skip = ledgers | {note}  # never a result
     graph = _graph(store, ledgers)
     scores: dict[int, float] = {}
-    reasons: dict[int, list[dict]] = {}
+    reasons: dict[int, list[Reason]] = {}
     for signal in (_links(graph, note, depth, titles), _tags(store, note, skip),
                    _meaning(store, note, skip, fingerprint, dim, limit)):
         for j, (value, reason) in signal.items():
@@ -108,7 +142,7 @@ def related(store: Store, settings: Settings, name: str, now: datetime, fingerpr
     top = sorted((j for j in scores if j in titles), key=lambda j: (-scores[j], titles[j][0]))
     due = commitments.due_set(store, settings, now, None, fingerprint)
     results = [Related(rank, titles[j][0], titles[j][1], round(scores[j], 4),
-                       sorted(reasons[j], key=lambda r: REASON_KINDS.index(r["kind"])),
+                       sorted(reasons[j], key=lambda r: REASON_KINDS.index(r.kind)),
                        _firing_on(due, j)) for rank, j in enumerate(top[:limit], start=1)]
     return RelatedResult(path, titles.get(note, (path, path))[1], now, depth,
                          _open_commitments(store, due, note), results)
@@ -145,17 +179,16 @@ def _alias_links(store: Store, skip: set[int]) -> dict[tuple[int, int], str]:
     return found
 
 
-def _links(graph: _Graph, note: int, depth: int, titles) -> dict[int, tuple[float, dict]]:
+def _links(graph: _Graph, note: int, depth: int, titles) -> dict[int, tuple[float, Reason]]:
     """Depth 1: a link either way; depth 2: through notes linked with both."""
     def degree(k: int) -> int:
         return len(graph.neighbours(k))
 
-    out: dict[int, tuple[float, dict]] = {}
+    out: dict[int, tuple[float, Reason]] = {}
     near = graph.neighbours(note)
     for j in near:
         weight = 1.0 / (1.0 + math.log(1.0 + degree(j) / HUB_SCALE))
-        out[j] = (weight, {"kind": "link", "why": _direction(graph, note, j),
-                           "weight": round(weight, 4)})
+        out[j] = (weight, Reason("link", _direction(graph, note, j), round(weight, 4)))
     if depth < 2:
         return out
     through: dict[int, list[int]] = {}
@@ -168,9 +201,8 @@ def _links(graph: _Graph, note: int, depth: int, titles) -> dict[int, tuple[floa
         via = sorted(via, key=degree)
         names = ", ".join(titles[k][1] for k in via[:3] if k in titles)
         more = f" and {len(via) - 3} more" if len(via) > 3 else ""
-        out[j] = (weight, {"kind": "two links", "why": f"two links away, through {names}{more}",
-                           "via": [titles[k][0] for k in via if k in titles],
-                           "weight": round(weight, 4)})
+        out[j] = (weight, Reason("two links", f"two links away, through {names}{more}",
+                                 round(weight, 4), via=[titles[k][0] for k in via if k in titles]))
     return out
 
 
@@ -184,7 +216,7 @@ def _direction(graph: _Graph, note: int, j: int) -> str:
     return f"this note links to it{said}" if forth else f"it links to this note{said}"
 
 
-def _tags(store: Store, note: int, skip: set[int]) -> dict[int, tuple[float, dict]]:
+def _tags(store: Store, note: int, skip: set[int]) -> dict[int, tuple[float, Reason]]:
     """Shared tags, each weighted by its rarity (idf over live notes)."""
     rows = store.execute("SELECT t.note_id, t.tag FROM tags t JOIN notes n ON n.id = t.note_id "
                          "WHERE n.deleted = 0").fetchall()
@@ -203,12 +235,12 @@ def _tags(store: Store, note: int, skip: set[int]) -> dict[int, tuple[float, dic
     if total <= 0:
         return {}
     return {j: (TAG_WEIGHT * sum(idf[t] for t in tags) / total,
-                {"kind": "tags", "why": "shares " + ", ".join(f"#{t}" for t in tags),
-                 "tags": tags}) for j, tags in shared.items()}
+                Reason("tags", "shares " + ", ".join(f"#{t}" for t in tags), tags=tags))
+            for j, tags in shared.items()}
 
 
 def _meaning(store: Store, note: int, skip: set[int], fingerprint: str, dim: int,
-             limit: int) -> dict[int, tuple[float, dict]]:
+             limit: int) -> dict[int, tuple[float, Reason]]:
     """Every note's cosine to the note, by their mean chunk vectors, over the best."""
     if not dim:
         return {}
@@ -233,8 +265,8 @@ def _meaning(store: Store, note: int, skip: set[int], fingerprint: str, dim: int
     for i in np.flatnonzero(keep):
         j, c = int(ids[i]), float(cosine[i])
         value = max(c, 0.0) / best if best > 0 else 0.0
-        out[j] = (value, {"kind": "meaning", "why": f"close in meaning (cosine {c:.2f}, "
-                          f"{_ordinal(place[j])} closest)", "cosine": round(c, 4)})
+        out[j] = (value, Reason("meaning", f"close in meaning (cosine {c:.2f}, "
+                                f"{_ordinal(place[j])} closest)", cosine=round(c, 4)))
     return out
 
 
@@ -243,13 +275,14 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _firing_on(due: commitments.DueResult, note: int) -> list[dict]:
+def _firing_on(due: commitments.DueResult, note: int) -> list[FiringHere]:
     """The commitments linking `note` that fire now (the due set's, not coming up)."""
-    return [{"id": i.entry.id, "action": i.entry.action, "why": i.why}
+    return [FiringHere(i.entry.id, i.entry.action, i.why)
             for i in due.firing if note in i.entry.note_ids]
 
 
-def _open_commitments(store: Store, due: commitments.DueResult, note: int) -> list[dict]:
+def _open_commitments(store: Store, due: commitments.DueResult, note: int
+                      ) -> list[NoteCommitment]:
     """The note's open commitments, each with whether it fires now and why (or when it
     comes up), as `vaultmem due` would say."""
     said = {i.entry.id: i for i in due.results}
@@ -259,10 +292,10 @@ def _open_commitments(store: Store, due: commitments.DueResult, note: int) -> li
             continue
         item = said.get(e.id)
         fires = item is not None and item.group != "upcoming"
-        out.append({"id": e.id, "action": e.action, "condition": e.condition,
-                    "due": e.due.isoformat() if e.due else None, "fires": fires,
-                    "group": item.group if item else None,
-                    "why": item.why if item else _waiting(e)})
+        out.append(NoteCommitment(e.id, e.action, e.condition,
+                                  e.due.isoformat() if e.due else None, fires,
+                                  item.group if item else None,
+                                  item.why if item else _waiting(e)))
     return out
 
 
