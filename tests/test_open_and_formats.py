@@ -144,9 +144,10 @@ def test_completion_names_notes_for_get_and_related(root):
     assert '"people/José Núñez.md":"José Núñez"' in zsh
 
 
-def test_completion_names_entry_ids_for_ledger_show(root):
+def test_completion_names_entry_ids_for_ledger_show_and_done(root):
     assert complete(root, "bash", "vaultmem ledger show c-pay") == [
         "c-pay-plumber-invoice", "c-pay-tiler-s-deposit"]  # the open one first
+    assert complete(root, "bash", "vaultmem ledger done c-val") == ["c-valve"]
 
 
 def test_completion_scripts_are_printed_for_each_shell():
