@@ -39,6 +39,7 @@ import argparse
 import contextlib
 import io
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -49,6 +50,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
+from vaultmem import embed
 from vaultmem.cli import main as vaultmem
 from vaultmem.nudge import in_hours
 
@@ -153,6 +155,20 @@ def cli(*args: str) -> dict:
 
 
 _TAKES_CONTEXT: list[bool] = []
+_LOADED: dict = {}
+_load_query_model = embed.query_embedder
+
+
+def _shared_query_embedder(settings):
+    """The query model loaded once for the whole replay (each `nudge --context` would
+    load it again, as a cron run does): the same model, the same vectors, minutes saved."""
+    key = (settings.model, settings.model_path)
+    if key not in _LOADED:
+        _LOADED[key] = _load_query_model(settings)
+    return _LOADED[key]
+
+
+embed.query_embedder = _shared_query_embedder
 
 
 def takes_context() -> bool:
@@ -442,7 +458,8 @@ def planted() -> dict:
          "nudge_importance: 0.5\n", "Try the new café on Keller Street: they open at 8 and "
          "have a quiet upstairs room for working.", [(at(tue, 14), at(wed, 18))], "14-18", True),
         ("Morning run.md", at(mon, 7.25), "type: plan\nnudge_hours: 07-09\n"
-         "nudge_importance: 0.7\nnudge_amplitude: 0\n", "Run before work, 5 km easy.",
+         "nudge_importance: 0.7\nnudge_amplitude: 0.2\nnudge_period_days: 1\n",
+         "Run before work, 5 km easy.",
          [(at(d, 7), at(d, 9)) for d in (mon, tue, wed)], "07-09", False),
         ("Lamp colour.md", at(mon, 11), "type: insight\n",
          "The hallway lamp looks warmer with the 2700 K bulb.", [], "", True),
@@ -499,7 +516,8 @@ def random_scenario(seed: int) -> dict:
               "type: idea\nnudge_hours: 14-18\nnudge_importance: 0.5\n",
               "Visit the Saturday market.", [(at(1, 14), at(3, 18))], "14-18", True),
              ("Stretching.md", at(0, 6.5), "type: plan\nnudge_hours: 07-09\n"
-              "nudge_importance: 0.7\nnudge_amplitude: 0\n", "Ten minutes of stretching.",
+              "nudge_importance: 0.7\nnudge_amplitude: 0.2\nnudge_period_days: 1\n",
+              "Ten minutes of stretching.",
               [(at(d, 7), at(d, 9)) for d in (1, 2)], "07-09", False)]
     notes += [(f"Passing thought {n}.md", at(rng.choice((0, 1, 2)), rng.choice(range(8, 21))),
                "type: insight\n", "Something I noticed today.", [], "", True) for n in range(3)]
@@ -516,6 +534,8 @@ def main() -> None:
     ap.add_argument("--random", type=int, default=0, metavar="N",
                     help="also N random scenarios of the planted shape")
     ap.add_argument("--log", action="store_true", help="print every nudge and every miss")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="replay N scenarios at once (separate processes)")
     args = ap.parse_args()
     groups: dict[str, list[Scenario]] = {}
     paths = args.paths or ([] if (args.planted or args.random) else [DEFAULT_DIR])
@@ -529,9 +549,14 @@ def main() -> None:
     if not groups:
         raise SystemExit("no scenarios: name scenario files or folders")
     print("## Nudge simulation: `vaultmem nudge` every 15 minutes, a scripted user")
+    takes_context()
     for label, scenarios in groups.items():
-        report(label, [replay(s) for s in scenarios], [baseline(s) for s in scenarios],
-               log=args.log)
+        if args.jobs > 1:
+            with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+                runs = pool.map(replay, scenarios)
+        else:
+            runs = [replay(s) for s in scenarios]
+        report(label, runs, [baseline(s) for s in scenarios], log=args.log)
 
 
 if __name__ == "__main__":

@@ -144,12 +144,25 @@ class Vault:
         return add(self.settings.vault, self.settings.ledger_notes[0], text, due=due,
                    when=when, links=tuple(links), project=project, taken=taken)
 
-    def nudge(self, *, now: datetime | None = None):
-        """One proactive tick (SPEC 8): at most one message, or silence and why."""
+    def nudge(self, *, now: datetime | None = None, context: str | None = None):
+        """One proactive tick (SPEC 8): at most one message, or silence and why.
+        `context`: what the user is doing now; an entry whose trigger it matches (or a
+        dated entry in its window that it is about) may nudge on that cue."""
         from .nudge import tick
 
-        return tick(self.store, self.settings, _when(now),
-                    oscillation=self.settings.nudge_oscillation)
+        when = _when(now)
+        cues = self.cues(context, now=when) if context and context.strip() else {}
+        return tick(self.store, self.settings, when,
+                    oscillation=self.settings.nudge_oscillation, cues=cues)
+
+    def cues(self, context: str, *, now: datetime | None = None) -> dict[str, str]:
+        """{entry id: why} for the open entries whose trigger `context` matches: the due
+        set's "triggered" group, fired on the context itself (grounded, not by a date in
+        the condition), by the very matcher `due --context` uses, so that a nudge and the
+        due set never disagree about a cue."""
+        found = self.due(context=context, now=now, horizon=0)
+        return {item.entry.id: item.why for item in found.results
+                if item.group == "triggered" and item.details.get("grounded")}
 
     def feedback(self, item_id: str, answer: str, *, snooze=None, now: datetime | None = None):
         """Record the answer to an item's latest nudge: accept, dismiss or snooze."""
