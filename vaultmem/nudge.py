@@ -470,7 +470,7 @@ def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past:
     window), and the first rule that holds it back, if any."""
     armed, muted = state
     snoozed = muted if muted and muted <= now else None
-    if item.cue and item.cue in past.dismissed_message:
+    if item.cue and _names_cue(past.dismissed_message, item.cue):
         item.cue = None  # the same cue, already dismissed: not a new moment
     t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed)
     fresh = past.last is None or past.last < window_start(item, now, snoozed, oscillation)
@@ -480,7 +480,7 @@ def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past:
                   and past.last.date() == now.date())
     if muted and muted > now:
         c.held = f"snoozed until {muted.isoformat(timespec='minutes')}"
-    elif now < item.created + item.params.hold_hours * HOUR:
+    elif item.created <= now < item.created + item.params.hold_hours * HOUR:
         c.held = "just written"
     elif past.accepted and not fresh:
         c.armed = False
@@ -492,6 +492,11 @@ def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past:
     elif not armed:
         c.held = f"disarmed until V < {THETA - HYSTERESIS:.2f} or a new window"
     return c
+
+
+def _names_cue(message: str, cue: str) -> bool:
+    """Whether a stored message ("text — cue · the rest of why") gave `cue` as its reason."""
+    return message.endswith(f" — {cue}") or f" — {cue} · " in message
 
 
 def _decide(store: Store, settings: Settings, now: datetime, cands: list[Candidate]
@@ -551,9 +556,8 @@ def _hold(cands: list[Candidate], rule: str) -> None:
 
 
 def explain(t: Terms, item: Item, now: datetime) -> str:
+    """Why now, in words: the cue first (set off by " · "), then the clock and the hours."""
     parts = []
-    if item.cue:
-        parts.append(item.cue)
     if t.urgency > 0 and item.due:
         days = (item.due - now.date()).days
         parts.append("due today" if days == 0 else f"overdue since {item.due.isoformat()}"
@@ -564,9 +568,9 @@ def explain(t: Terms, item: Item, now: datetime) -> str:
         parts.append("new")
     if t.hours > 0:
         parts.append("a good time for it")
-    if not parts:
+    if not parts and not item.cue:
         parts.append("has been waiting and still matters")
-    return ", ".join(parts)
+    return " · ".join(filter(None, [item.cue, ", ".join(parts)]))
 
 
 def _history(store: Store, now: datetime) -> dict[str, _Past]:
