@@ -79,7 +79,7 @@ def test_an_agent_session_over_stdio(vault):
 
     tools, found, note, added, due, before, edited, bad = drive(vault, calls)
     assert tools == ["search", "get_note", "due", "ledger", "ledger_history",
-                     "add_commitment", "status"]
+                     "add_commitment", "status", "nudge"]
     assert found["schema"] == SCHEMA and found["results"][0]["path"] == "projects/house/Bathroom.md"
     assert note["path"] == "projects/house/Bathroom.md" and note["text"].startswith("---")
     assert added["id"] == "c-book-tiler" and added["ledger"] == "Ledger.md"
