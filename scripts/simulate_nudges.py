@@ -169,9 +169,6 @@ def _shared_query_embedder(settings):
     return _LOADED[key]
 
 
-embed.query_embedder = _shared_query_embedder
-
-
 def takes_context() -> bool:
     """Whether this vaultmem's `nudge` takes `--context` (older ones did not: their
     scenarios then run without contexts, and the report says so)."""
@@ -266,6 +263,7 @@ class Run:
 
 def replay(scenario: Scenario) -> Run:
     """Run one scenario through the CLI in a fresh vault; the emits as the user saw them."""
+    embed.query_embedder = _shared_query_embedder
     root = Path(tempfile.mkdtemp(prefix="vaultmem-sim-"))
     env = {"VAULTMEM_QUIET_HOURS": scenario.quiet}
     old = {k: os.environ.get(k) for k in env}

@@ -558,12 +558,13 @@ def _hold(cands: list[Candidate], rule: str) -> None:
 def explain(t: Terms, item: Item, now: datetime) -> str:
     """Why now, in words: the cue first (set off by " · "), then the clock and the hours."""
     parts = []
-    if t.urgency > 0 and item.due:
+    if t.urgency > 0 and item.opens and (item.due is None or now < lead_start(item)):
+        parts.append(f"window open since {item.opens.isoformat()}"
+                     + (f", due {item.due.isoformat()}" if item.due else ""))
+    elif t.urgency > 0 and item.due:
         days = (item.due - now.date()).days
         parts.append("due today" if days == 0 else f"overdue since {item.due.isoformat()}"
                      if days < 0 else f"due {item.due.isoformat()}")
-    elif t.urgency > 0 and item.opens:
-        parts.append(f"window open since {item.opens.isoformat()}")
     if t.novelty > 0.05:
         parts.append("new")
     if t.hours > 0:
