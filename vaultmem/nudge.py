@@ -388,6 +388,10 @@ class Candidate:
     held: str = ""  # empty: it may fire
     shown_today: bool = False
 
+    id = property(lambda self: self.item.id)
+    kind = property(lambda self: self.item.kind)
+    text = property(lambda self: self.item.text)
+
     @property
     def value(self) -> float:
         return self.terms.value
@@ -400,11 +404,19 @@ class Candidate:
 
 @dataclass
 class Nudge:
+    """The message of a tick: its item, value and terms, and why now. The JSON's keys
+    are its attributes (`nudge.id`, `nudge.text`, …)."""
+
     item: Item
     value: float
     terms: Terms
     why: str
     surfacing_id: int = 0
+
+    id = property(lambda self: self.item.id)
+    kind = property(lambda self: self.item.kind)
+    text = property(lambda self: self.item.text)
+    notes = property(lambda self: self.item.notes)
 
 
 @dataclass
@@ -443,11 +455,12 @@ class _Past:
 
 
 def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True,
-         cues: dict[str, str] | None = None) -> TickResult:
+         cues: dict[str, str] | None = None, record: bool = True) -> TickResult:
     """Compute every value, update the arming state, emit at most one nudge.
 
     `cues`: {entry id: why} for the entries whose trigger the current context matches
-    (the caller asks `due`'s matcher; see `Vault.nudge`)."""
+    (the caller asks `due`'s matcher; see `Vault.nudge`). `record` False: a dry run that
+    stores nothing (no surfacing, no state)."""
     now = clock.local_naive(now)
     items = load_items(store)
     for item in items:
@@ -458,7 +471,8 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     cands = [_stand(item, now, state.get(item.id, (True, None)), past.get(item.id, _Past()),
                     oscillation) for item in items]
     nudge, reason = _decide(store, settings, now, cands)
-    _save(store, now, cands, nudge)
+    if record:
+        _save(store, now, cands, nudge)
     ranked = sorted(cands, key=lambda c: (c.held == "", c.value), reverse=True)
     return TickResult(now, nudge, reason, len(items), {c.item.id: round(c.value, 4)
                                                        for c in cands}, ranked[:SHOWN])
@@ -654,10 +668,10 @@ def parse_duration(text: str) -> timedelta:
             raise ValueError(text)
         span = timedelta(**{unit: amount})
     except (ValueError, OverflowError):
-        raise UsageError(f"--for {text!r}: use a positive number and m, h or d, e.g. 2h") \
-            from None
+        raise UsageError(f"`snooze` {text!r}: use a positive number and m, h or d, e.g. "
+                         "2h") from None
     if span > MAX_SNOOZE:
-        raise UsageError(f"--for {text!r}: at most 3650d")
+        raise UsageError(f"`snooze` {text!r}: at most 3650d")
     return span
 
 
@@ -682,7 +696,7 @@ def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
     if kind not in FEEDBACK_KINDS:
         raise UsageError(f"{kind!r}: answer accept, dismiss or snooze")
     if snooze is not None and kind != "snooze":
-        raise UsageError(f"--for goes with snooze only, not with {kind}")
+        raise UsageError(f"`snooze` goes with snooze only, not with {kind}")
     now = clock.local_naive(now)
     row = store.execute("SELECT id FROM surfacings WHERE item_id = ? ORDER BY id DESC LIMIT 1",
                         [item_id]).fetchone()
