@@ -518,12 +518,13 @@ def _decide(store: Store, settings: Settings, now: datetime, cands: list[Candida
     """Pick at most one nudge among the candidates free to fire: commitments first, then
     the highest value; name the rule that holds back the rest."""
     free = [c for c in cands if not c.held]
-    if in_hours(settings.quiet_hours, now):
-        return _hold(free, "quiet hours"), "quiet hours"
     sent = _sent_today(store, now)
-    if sent >= settings.daily_cap:
-        cap = f"daily cap of {settings.daily_cap} reached"
-        return _hold(free, cap), cap
+    for rule, holds in (("quiet hours", in_hours(settings.quiet_hours, now)),
+                        (f"daily cap of {settings.daily_cap} reached",
+                         sent >= settings.daily_cap)):
+        if holds:
+            _hold(free, rule)
+            return None, rule
     waiting = sum(1 for c in cands if c.item.commitment and _needs_today(c, now))
     kept = f"today's last {settings.daily_cap - sent} slot(s) kept for commitments"
     for c in free:
@@ -536,7 +537,6 @@ def _decide(store: Store, settings: Settings, now: datetime, cands: list[Candida
         return None, reason
     best = free[0]
     _hold(free[1:], f"{best.item.id} won this tick")
-    best.held = ""
     return Nudge(best.item, best.value, best.terms, explain(best.terms, best.item, now)), \
         "nudged"
 
