@@ -290,9 +290,9 @@ class Vault:
         set's "triggered" group, fired on the context itself (grounded, not by a date in
         the condition), by the very matcher `due --context` uses, so that a nudge and the
         due set never disagree about a cue."""
-        found = self.due(context=context, now=now, horizon=0)
-        return {item.entry.id: item.why for item in found.results
-                if item.group == "triggered" and item.details.get("grounded")}
+        found = self.due(context=context, now=now, horizon=0)  # read by its JSON's names
+        return {item.id: item.why for item in found.results
+                if item.group == "triggered" and item.grounded}
 
     def feedback(self, item_id: str, answer: str, *, snooze=None, now: datetime | None = None):
         """Record the answer to an item's latest nudge: accept, dismiss or snooze."""
