@@ -88,8 +88,8 @@ def test_get_prints_no_empty_aliases_label(vault, capsys, monkeypatch):
 def test_query_in_a_folder_outside_the_vault_is_refused(vault, capsys, fake_model):
     code, _, err = cli(capsys, "query", "tax", "--in", "../", "--vault", vault.settings.vault)
     assert code == 2 and "--in '../' climbs out of the vault" in err
-    with pytest.raises(UsageError, match="`prefix` '../x' climbs out of the vault"):
-        vault.query("tax", prefix="../x", now=NOW)
+    with pytest.raises(UsageError, match="`folders` '../x' climbs out of the vault"):
+        vault.query("tax", folders="../x", now=NOW)
 
 
 def test_query_help_calls_no_prospective_relevance_not_cosine(capsys):

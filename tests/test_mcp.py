@@ -58,7 +58,7 @@ def test_tools_are_listed_for_an_agent(root):
         return (await client.list_tools()).tools
 
     tools = {t.name: t for t in session(root, calls)}
-    assert set(tools) == set(TOOLS) == {"search", "get_note", "due", "ledger",
+    assert set(tools) == set(TOOLS) == {"search", "get_note", "related", "due", "ledger",
                                         "ledger_history", "add_commitment",
                                         "complete_commitment", "cancel_commitment",
                                         "reschedule_commitment", "status", "nudge"}
@@ -67,8 +67,10 @@ def test_tools_are_listed_for_an_agent(root):
         for name, prop in tool.input_schema.get("properties", {}).items():
             assert prop.get("description"), (tool.name, name)
     search = tools["search"].input_schema["properties"]
-    assert set(search) == {"text", "limit", "prefix", "weight", "no_prospective", "floor",
-                           "include_closed", "explain", "mode", "now", "log"}
+    assert set(search) == {"text", "limit", "folders", "not_folders", "tags", "not_tags",
+                           "where", "changed_since", "changed_before", "include_ledger",
+                           "weight", "no_prospective", "floor", "include_closed", "explain",
+                           "mode", "now", "log"}
     assert tools["search"].annotations.read_only_hint is True
     assert tools["add_commitment"].annotations.read_only_hint is False
     assert tools["complete_commitment"].annotations.destructive_hint is True
@@ -121,6 +123,8 @@ def test_every_tool_answers_its_command_document(root):
             "due": doc(await client.call_tool("due", {"now": NOW, "horizon": 3,
                                                       "context": "the vendor quote"})),
             "note": doc(await client.call_tool("get_note", {"path": "Home"})),
+            "related": doc(await client.call_tool("related", {"note": "Bathroom", "now": NOW,
+                                                              "depth": 1, "limit": 5})),
             "status": doc(await client.call_tool("status", {})),
         }
 
@@ -133,6 +137,8 @@ def test_every_tool_answers_its_command_document(root):
         assert got["due"] == v.due(now=datetime(2026, 8, 15), horizon=3,
                                    context="the vendor quote").as_dict()
         assert got["note"] == v.get("Home").as_dict()
+        assert got["related"] == v.related("Bathroom", now=datetime(2026, 8, 15), depth=1,
+                                           limit=5).as_dict()
         assert got["status"]["counts"] == v.status().as_dict()["counts"]
 
 

@@ -311,17 +311,29 @@ class Vault:
     # -- reads -------------------------------------------------------------------------
 
     def query(self, text: str, *, now: datetime | None = None, log: bool = True,
-              limit: int = 10, prefix: str | None = None, **options: Any):
+              limit: int = 10, **options: Any):
         """Rank notes for `text` (SPEC 5). `options`: any `rank.QueryOptions` field
         (weight, prospective, floor, include_closed, explain, mode, …); unset ones take
-        the vault's settings. `log=False` leaves the mention log alone."""
-        from .rank import QueryOptions, run_query
+        the vault's settings. `log=False` leaves the mention log alone.
 
+        Filters (`filters.Filters.build`), applied before ranking: `folders` and
+        `not_folders` (vault-relative folders, a string or a list), `tags` (all of them;
+        "-x" excludes x) and `not_tags`, `where` ("key=value" / "key!=value" on front
+        matter, all of them), `changed_since` / `changed_before` (a date or datetime, the
+        file's modification time), `include_ledger` (ledger notes are no hits otherwise).
+        """
+        from dataclasses import fields
+
+        from .rank import FILTER_FIELDS, QueryOptions, run_query
+
+        unknown = set(options) - {f.name for f in fields(QueryOptions)} - set(FILTER_FIELDS)
+        if unknown:
+            raise UsageError(f"`query()` takes no option {', '.join(sorted(unknown))}")
         if not text.strip():
             raise UsageError("the query is empty: say what you are looking for")
         if limit < 1:
             raise UsageError(f"limit {limit}: ask for at least one result")
-        opts = QueryOptions.from_settings(self.settings, limit=limit, prefix=prefix, **options)
+        opts = QueryOptions.from_settings(self.settings, limit=limit, **options)
         if not log:
             opts = replace(opts, log_mentions=0)
         return run_query(self.store, self.query_embedder, text, opts, _when(now),
@@ -374,6 +386,36 @@ class Vault:
         if not path.strip():
             raise UsageError("name a note: a vault-relative path or its name")
         return get_note(self.store, self.settings.vault, path)
+
+    def related(self, note: str, *, limit: int = 10, depth: int = 2,
+                now: datetime | None = None):
+        """The notes closest to `note` (a path, or a name as a link writes it) by meaning,
+        links (`depth` 1 or 2) and shared tags, each with its reasons; and the note's open
+        commitments with what fires on them at `now`. A read; no model is loaded."""
+        from .related import related
+
+        if not note.strip():
+            raise UsageError("name a note: a vault-relative path or its name")
+        if limit < 1:
+            raise UsageError(f"limit {limit}: ask for at least one result")
+        if depth not in (1, 2):
+            raise UsageError(f"`depth` {depth}: links are followed 1 or 2 steps")
+        fingerprint, dim = self._vector_space()
+        return related(self.store, self.settings, note, _when(now), fingerprint, dim,
+                       limit=limit, depth=depth)
+
+    def _vector_space(self) -> tuple[str, int]:
+        """(fingerprint, dimension) of the stored vectors this vault's model reads,
+        without loading the model: the dimension is a stored vector's length."""
+        from .embed import fingerprint_for
+
+        fingerprint = (self._embedder.fingerprint if self._embedder is not None
+                       else fingerprint_for(self.settings))
+        if getattr(self._embedder, "dim", 0):
+            return fingerprint, self._embedder.dim
+        row = self.store.execute("SELECT length(vector) FROM vectors WHERE fingerprint = ? "
+                                 "LIMIT 1", [fingerprint]).fetchone()
+        return fingerprint, (row[0] // 4 if row else 0)  # float32
 
     def status(self):
         """Counts, last runs, unresolved links, warnings, and every effective setting."""

@@ -53,11 +53,14 @@ class StoreReadOnlyError(VaultmemError):
 
 
 # Core messages name a parameter or a call the way the library spells it, in backticks
-# (`prefix`, `ledger(include_closed=True)`); each face says it in its own words, once,
+# (`folders`, `ledger(include_closed=True)`); each face says it in its own words, once,
 # where it prints the message: the CLI's flags and commands, the MCP server's tools.
 TERMS = {
     "cli": {
-        "now": "--now", "prefix": "--in", "edit": "--edit", "snooze": "--for",
+        "now": "--now", "folders": "--in", "not_folders": "--not-in", "tags": "--tag",
+        "not_tags": "--not-tag", "where": "--where", "changed_since": "--changed-since",
+        "changed_before": "--changed-before", "depth": "--depth",
+        "edit": "--edit", "snooze": "--for",
         "links": "--link", "when": "--when", "due": "--due", "start": "--start",
         "scheduled": "--scheduled", "keywords": "--keywords", "project": "--project",
         "on": "--on", "limit": "-k/--limit", "horizon": "--horizon", "weight": "--weight",

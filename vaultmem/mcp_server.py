@@ -42,12 +42,13 @@ from .watch import indexed_line
 INSTRUCTIONS = """\
 vaultmem indexes the user's markdown notes vault (Obsidian-style) and a ledger of their
 commitments. Use `search` to find notes on anything the user asks about (pass the user's
-situation as the text: commitments whose condition it matches fire and lift their notes),
-`get_note` to read one in full, `due` for what needs doing now, `ledger` and
-`ledger_history` for the commitments, `add_commitment` to record a new one the user states,
-`complete_commitment`, `cancel_commitment` and `reschedule_commitment` when the user did,
-dropped or moved one, `nudge` when you could raise one reminder unprompted (it weighs the
-last search as the user's situation), and `status` for what is indexed. Paths are
+situation as the text: commitments whose condition it matches fire and lift their notes;
+narrow it with folders, tags, front-matter `where` and change dates), `get_note` to read
+one in full, `related` for the notes around one, `due` for what needs doing now, `ledger`
+and `ledger_history` for the commitments, `add_commitment` to record a new one the user
+states, `complete_commitment`, `cancel_commitment` and `reschedule_commitment` when the
+user did, dropped or moved one, `nudge` when you could raise one reminder unprompted (it
+weighs the last search as the user's situation), and `status` for what is indexed. Paths are
 vault-relative. Every answer reflects the vault as it is on disk at the time of the call."""
 
 
@@ -275,8 +276,29 @@ class Tools:
             "What to look for, in plain words; or the user's current situation, which is "
             "also matched against commitment conditions."))],
         limit: Annotated[int, Field(ge=1, description="How many notes to return.")] = 10,
-        prefix: Annotated[str | None, Field(description=(
-            "Only notes under this vault-relative folder, e.g. 'projects/house'."))] = None,
+        folders: Annotated[list[str] | None, Field(description=(
+            "Only notes under any of these vault-relative folders, e.g. "
+            "['projects/house']."))] = None,
+        not_folders: Annotated[list[str] | None, Field(description=(
+            "Leave out notes under these folders, e.g. ['archive']."))] = None,
+        tags: Annotated[list[str] | None, Field(description=(
+            "Only notes carrying every one of these tags (without '#'; a tag also matches "
+            "the tags nested under it: 'project' holds 'project/house'); '-x' leaves "
+            "notes tagged x out."))] = None,
+        not_tags: Annotated[list[str] | None, Field(description=(
+            "Leave out notes carrying any of these tags (or tags under them)."))] = None,
+        where: Annotated[list[str] | None, Field(description=(
+            "Front-matter conditions, all of which must hold: 'key=value' (for a list, "
+            "value among its items) or 'key!=value'; case is ignored, e.g. "
+            "['status=active', 'type!=log']."))] = None,
+        changed_since: Annotated[str | None, Field(description=(
+            "Only notes whose file changed on or after this date (YYYY-MM-DD) or "
+            "datetime."))] = None,
+        changed_before: Annotated[str | None, Field(description=(
+            "Only notes whose file changed before this date or datetime."))] = None,
+        include_ledger: Annotated[bool, Field(description=(
+            "Return ledger notes too (by default the `firing` list speaks for their "
+            "commitments)."))] = False,
         weight: Annotated[float | None, Field(ge=0, description=(
             "How much standing salience (importance, activity, links, commitments, "
             "recency) lifts a note; default from the vault's config (0.3)."))] = None,
@@ -305,13 +327,19 @@ class Tools:
         with why they fire), `snippet` and `heading` (the best-matching passage); `firing`
         lists each open commitment firing now (`grounded`: the text is about it, else it
         is merely due), with the notes it links and why; `stale` names indexed notes gone
-        from disk (never returned). Notes edited, added or deleted on disk are reflected.
+        from disk (never returned); `filters` echoes the filters given. Filters (folders,
+        tags, front matter, change dates) choose which notes may be returned before any
+        ranking; a filtered search names only the commitments that link a note it may
+        return. Notes edited, added or deleted on disk are reflected.
         """
         self.service.context = text
 
         def run(vault):
             return vault.query(text, now=now, log=log, limit=limit,
-                               prefix=prefix, weight=weight, mode=mode,
+                               folders=folders, not_folders=not_folders, tags=tags,
+                               not_tags=not_tags, where=where, changed_since=changed_since,
+                               changed_before=changed_before, include_ledger=include_ledger,
+                               weight=weight, mode=mode,
                                prospective=not no_prospective, floor=floor,
                                include_closed=include_closed, explain=explain).as_dict()
         return await self.service.call(run)
@@ -332,6 +360,27 @@ class Tools:
         Use it after search to read a result, or to follow a link.
         """
         return await self.service.call(lambda vault: vault.get(path).as_dict())
+
+    async def related(
+        self,
+        note: Annotated[str, Field(description=(
+            "A vault-relative path from search (e.g. 'projects/house/Bathroom.md'), or a "
+            "note name as a [[link]] would write it."))],
+        limit: Annotated[int, Field(ge=1, description="How many notes to return.")] = 10,
+        depth: Annotated[int, Field(ge=1, le=2, description=(
+            "Follow links 1 or 2 steps."))] = 2,
+        now: Now = None,
+    ) -> CallToolResult:
+        """Notes related to one note: the `vaultmem related --json` document.
+
+        `note` (`path`, `title`); `results` best first, each with `rank`, `path`, `title`,
+        `score` and `reasons` (each a `kind`: link, two links, tags or meaning, and a
+        `why` sentence), and `commitments` (those linking it that fire now); the note's
+        own open `commitments`, each with `fires` (now), `group` and `why`. Use it to
+        gather context around a note found by search.
+        """
+        return await self.service.call(lambda vault: vault.related(
+            note, limit=limit, depth=depth, now=now).as_dict())
 
     async def due(
         self,
@@ -502,9 +551,10 @@ class Tools:
 
 
 TOOLS = {  # name -> annotations
-    "search": READ, "get_note": READ, "due": READ, "ledger": READ, "ledger_history": READ,
-    "add_commitment": APPEND, "complete_commitment": REVISE, "cancel_commitment": REVISE,
-    "reschedule_commitment": REVISE, "status": READ, "nudge": APPEND,
+    "search": READ, "get_note": READ, "related": READ, "due": READ, "ledger": READ,
+    "ledger_history": READ, "add_commitment": APPEND, "complete_commitment": REVISE,
+    "cancel_commitment": REVISE, "reschedule_commitment": REVISE, "status": READ,
+    "nudge": APPEND,
 }
 
 

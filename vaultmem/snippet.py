@@ -31,12 +31,20 @@ _RULES = (
     (re.compile(r"`+"), ""),  # code ticks (the code itself stays)
     (re.compile(r"^\s*(?:-{3,}|\*{3,}|\|?[\s:|-]+\|[\s:|-]*)$", re.MULTILINE), " "),  # rules
 )
+_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
+
+
+def _row(match: re.Match) -> str:
+    """A table row as its cells, "a · b · c;": read flat, a table is otherwise word soup."""
+    cells = [c.strip() for c in re.split(r"(?<!\\)\|", match.group(1))]
+    return " · ".join(c.replace("\\|", "|") for c in cells if c) + ";"
 
 
 def plain(text: str) -> str:
     """Markdown reduced to the words it shows, on one line."""
     for pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)
+    text = _TABLE_ROW.sub(_row, text)
     return " ".join(text.replace("|", " ").split())
 
 
