@@ -20,7 +20,16 @@ from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
 from .schema import SCHEMA
 from .store import Store
-from .vault import ChangePlan, content_hash, plan_changes, scan
+from .vault import (
+    ChangePlan,
+    NotRegular,
+    OutsideVault,
+    TooLarge,
+    content_hash,
+    plan_changes,
+    read_inside,
+    scan,
+)
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_GROUP = 256  # texts per embed call and commit: bounds memory and lost work on a kill
@@ -69,9 +78,11 @@ class _Reader:
                                  f"max_file_bytes limit of {self.limit:,}: skipped")
             return None
         try:
-            return (self.root / path).read_bytes()
+            return read_inside(self.root, path, self.limit)
         except FileNotFoundError:
             self.errors[path] = "vanished during the run: will be picked up next time"
+        except (OutsideVault, NotRegular, TooLarge) as exc:  # swapped since the walk
+            self.errors[path] = exc.strerror
         except OSError as exc:
             self.errors[path] = f"cannot read file ({exc.strerror}): skipped"
         return None

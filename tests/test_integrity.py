@@ -1,0 +1,127 @@
+"""Where the vault meets the outside world: symlinks swapped in, stores from a newer
+vaultmem, clocks at the end of time, full disks, vaults that vanish, runs that are stopped.
+
+Each test here reproduces one way an agent, an editor or the system could make vaultmem
+read outside the vault, lose something stored, or fail without a clear word.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+
+from vaultmem.cli import main
+from vaultmem.mcp_server import Service, build
+
+from .conftest import FakeEmbedder
+
+NOW = datetime(2026, 8, 15, 9, 0)
+SECRET = "Never read this: the outside file"
+
+
+def _outside(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside"
+    (outside / "notes").mkdir(parents=True)
+    (outside / "secret.md").write_text(f"# Secret\n\n{SECRET}\n")
+    (outside / "notes" / "victim.md").write_text(f"# Victim\n\n{SECRET}\n")
+    return outside
+
+
+def _victim_vault(make_vault, tmp_path: Path):
+    return make_vault({"notes/victim.md": "# Victim\n\nThe real note.\n",
+                       "Home.md": "# Home\n\n[[victim]]\n"}, index_at=NOW)
+
+
+def _get(vault, name: str) -> dict:
+    return vault.get(name).as_dict()
+
+
+def _get_via_mcp(root: Path, path: str) -> str:
+    service = Service(root, None, watch=False, embedder=FakeEmbedder())
+
+    async def run():
+        async with Client(build(service)) as client:
+            return await client.call_tool("get_note", {"path": path})
+
+    try:
+        result = anyio.run(run)
+    finally:
+        assert service.close(timeout=30)
+    return result.content[0].text
+
+
+# -- 1. `get` and MCP `get_note` never read outside the vault ----------------------------
+
+@pytest.mark.parametrize("swap", ["note", "folder"])
+def test_get_does_not_read_through_a_symlink_swapped_in_after_the_index(
+        make_vault, tmp_path, swap, capsys):
+    """Before the fix: `get victim` printed the outside file (the path was read as is)."""
+    vault = _victim_vault(make_vault, tmp_path)
+    outside = _outside(tmp_path)
+    root = vault.settings.vault
+    if swap == "note":
+        (root / "notes" / "victim.md").unlink()
+        os.symlink(outside / "secret.md", root / "notes" / "victim.md")
+    else:
+        (root / "notes" / "victim.md").unlink()
+        (root / "notes").rmdir()
+        os.symlink(outside / "notes", root / "notes")
+    doc = _get(vault, "victim")
+    assert doc["text"] is None and doc["on_disk"] is False
+    assert SECRET not in json.dumps(doc)
+    assert main(["get", "notes/victim.md", "--vault", str(root), "--json"]) == 0
+    assert SECRET not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("swap", ["note", "folder"])
+def test_a_deleted_note_is_never_read_from_disk(make_vault, tmp_path, swap, capsys):
+    """After a re-index the swapped note is marked deleted, and an exact path matched it:
+    before the fix `get notes/victim.md` and `get_note` read the outside file."""
+    vault = _victim_vault(make_vault, tmp_path)
+    outside = _outside(tmp_path)
+    root = vault.settings.vault
+    (root / "notes" / "victim.md").unlink()
+    if swap == "note":
+        os.symlink(outside / "secret.md", root / "notes" / "victim.md")
+    else:
+        (root / "notes").rmdir()
+        os.symlink(outside / "notes", root / "notes")
+    report = vault.index(now=NOW)
+    assert report.deleted == 1
+    assert any("outside the vault" in m for _, _, m in report.warnings)
+    doc = _get(vault, "notes/victim.md")
+    assert doc["deleted"] is True and doc["text"] is None
+    assert main(["get", "notes/victim.md", "--vault", str(root)]) == 0
+    assert SECRET not in capsys.readouterr().out
+    text = _get_via_mcp(root, "notes/victim.md")
+    assert SECRET not in text and json.loads(text)["deleted"] is True
+
+
+def test_the_indexer_does_not_read_a_file_swapped_for_a_symlink_after_the_walk(
+        make_vault, tmp_path, monkeypatch):
+    """The walk saw a plain file; by the time it is read it is a symlink out."""
+    from vaultmem import indexer
+
+    vault = make_vault({"a.md": "# A\n\nplain\n"}, index_at=NOW)
+    root = vault.settings.vault
+    outside = _outside(tmp_path)
+    (root / "b.md").write_text("# B\n\nnew note\n")
+    real_scan = indexer.scan
+
+    def scan_then_swap(*args, **kwargs):
+        found = real_scan(*args, **kwargs)
+        (root / "b.md").unlink()
+        os.symlink(outside / "secret.md", root / "b.md")
+        return found
+
+    monkeypatch.setattr(indexer, "scan", scan_then_swap)
+    report = vault.index(now=NOW)
+    assert ("b.md", None, "symlink points outside the vault: not followed") in report.warnings
+    texts = [t for (t,) in vault.store.execute("SELECT text FROM chunks")]
+    assert not any(SECRET in t for t in texts)
