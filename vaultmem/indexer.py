@@ -258,7 +258,9 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases, parsed.title)
     _sync_items(store, note_id, path, parsed, prior is None, stamp)
     _candidates().sync_note(store, settings, note_id, path, parsed, text, st.mtime_ns, stamp)
-    if ledger_sync.is_ledger(path, fields["type"], settings):
+    if text is None and _has_entries(store, path):
+        _keep_unreadable_ledger(store, path, report)
+    elif ledger_sync.is_ledger(path, fields["type"], settings):
         _sync_ledger(store, path, note_id, text or "", stamp, report, parsed.outline)
     elif _has_entries(store, path):  # no longer a ledger: its entries are removed
         _sync_ledger(store, path, note_id, None, stamp, report)
@@ -307,6 +309,17 @@ def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report,
     warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp, outline)
     store.replace_warnings("ledger", [path], warnings)
     report.warnings.extend(warnings)
+
+
+def _keep_unreadable_ledger(store: Store, path: str, report) -> None:
+    """A ledger that cannot be read as text (a NUL byte makes it look binary) says nothing
+    about its entries: they are kept as they were, not removed, until it can be read."""
+    count = store.execute("SELECT count(*) FROM entries WHERE ledger_path = ? AND present = 1",
+                          [path]).fetchone()[0]
+    message = (f"ledger not read as text: its {count} entries are kept as they were, none "
+               "removed; remove the NUL bytes (or re-save it as UTF-8 text)")
+    store.replace_warnings("ledger", [path], [(path, None, message)])
+    report.warnings.append((path, None, message))
 
 
 def _warn(store, report, path, message) -> None:

@@ -750,12 +750,18 @@ def revisions(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:
     return [revision for revision in found if revision is not None]
 
 
+# An id is typed on the command line and shown in every listing: a block id longer than
+# this is matched as usual but not used as the id, and a slug is cut to it.
+MAX_ID_CHARS = 64
+
+
 def new_id(entry: LedgerEntry, taken: AbstractSet[str]) -> str:
-    """A fresh id: the block id if free, else "c-" and slug words, suffixed "-2", "-3"...
+    """A fresh id: the block id if free (and at most MAX_ID_CHARS), else "c-" and slug
+    words, suffixed "-2", "-3"...
 
     Deterministic; ``taken`` is only read.
     """
-    if entry.block_id and entry.block_id not in taken:
+    if entry.block_id and entry.block_id not in taken and len(entry.block_id) <= MAX_ID_CHARS:
         return entry.block_id
     base = _slug(entry.action)
     ident, n = base, 1
@@ -771,7 +777,8 @@ def _slug(action: str) -> str:
     content = [w for w in words if w not in STOP_WORDS] or words
     if not content:  # nothing ascii to say: a stable hash still gives a usable id
         return "c-" + hashlib.sha1(action.encode()).hexdigest()[:8]
-    return "c-" + "-".join(content[:4])
+    # Room for a "-NNN" suffix; a word longer than the room is cut, not dropped.
+    return ("c-" + "-".join(content[:4]))[:MAX_ID_CHARS - 6].rstrip("-")
 
 
 def _match(known: Sequence[Known], current: Sequence[LedgerEntry],

@@ -185,7 +185,7 @@ def read_inside(root: Path, rel: str, limit: int | None = None) -> bytes:
         raise OutsideVault(rel)
     fd = os.open(real, _READ_FLAGS)
     try:
-        opened = _opened_path(fd)
+        opened = opened_path(fd)
         if opened is not None and not within(Path(root), Path(opened)):
             raise OutsideVault(rel)
         if not S_ISREG(os.fstat(fd).st_mode):
@@ -199,7 +199,9 @@ def read_inside(root: Path, rel: str, limit: int | None = None) -> bytes:
     return data
 
 
-def _opened_path(fd: int) -> str | None:
+def opened_path(fd: int) -> str | None:
+    """The real path of the file an open descriptor is on, where the system says (Linux's
+    /proc); None elsewhere."""
     try:
         return os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
