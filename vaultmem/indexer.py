@@ -261,7 +261,8 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     if text is None and _has_entries(store, path):
         _keep_unreadable_ledger(store, path, report)
     elif ledger_sync.is_ledger(path, fields["type"], settings):
-        _sync_ledger(store, path, note_id, text or "", stamp, report, parsed.outline)
+        _sync_ledger(store, path, note_id, text or "", stamp, report, parsed.outline,
+                     _stood_still(settings, path, digest))
     elif _has_entries(store, path):  # no longer a ledger: its entries are removed
         _sync_ledger(store, path, note_id, None, stamp, report)
     if kind not in ("moved", "reparse"):
@@ -304,11 +305,27 @@ def _has_entries(store: Store, path: str) -> bool:
 
 
 def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report,
-                 outline=None) -> None:
+                 outline=None, settle=None) -> None:
     """Reconcile one ledger note: typed revisions into the ops log, line warnings kept."""
-    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp, outline)
+    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp, outline, settle)
     store.replace_warnings("ledger", [path], warnings)
     report.warnings.extend(warnings)
+
+
+LEDGER_SETTLE = 0.2  # seconds: far longer than an editor takes between truncate and write
+
+
+def _stood_still(settings: Settings, path: str, digest: str):
+    """`settle` for ledger_sync: after a short wait, whether ledger `path` still holds the
+    bytes of hash `digest` (called only when a read would remove entries)."""
+    def check() -> bool:
+        time.sleep(LEDGER_SETTLE)
+        try:
+            return content_hash(read_inside(settings.vault, path, settings.max_file_bytes)) \
+                == digest
+        except OSError:
+            return False
+    return check
 
 
 def _keep_unreadable_ledger(store: Store, path: str, report) -> None:
