@@ -125,3 +125,57 @@ def test_the_indexer_does_not_read_a_file_swapped_for_a_symlink_after_the_walk(
     assert ("b.md", None, "symlink points outside the vault: not followed") in report.warnings
     texts = [t for (t,) in vault.store.execute("SELECT text FROM chunks")]
     assert not any(SECRET in t for t in texts)
+
+
+# -- 7. the parse budget: the safety net under linear readers ----------------------------
+
+def test_a_note_over_the_parse_budget_is_indexed_by_name_with_a_warning(make_vault,
+                                                                        monkeypatch):
+    """Should a reader ever crawl again, the note is skipped with a warning instead of
+    stalling the run (and `watch`, and every MCP answer). The stand-in reader below
+    never ends on its own; the budget is CPU time, so this waits on no clock."""
+    from vaultmem import indexer, parse
+
+    real = parse.parse_note
+
+    def crawl(text, path, **kwargs):
+        if path == "slow.md" and text:
+            while True:
+                pass
+        return real(text, path, **kwargs)
+
+    monkeypatch.setattr(indexer, "PARSE_BUDGET", 0.2)
+    monkeypatch.setattr(parse, "parse_note", crawl)
+    vault = make_vault({"slow.md": "# Slow\n\nwords\n", "fine.md": "# Fine\n\nwords\n"},
+                       ledger="- [ ] Call mum ^mum\n", index_at=NOW)
+    stored = dict(vault.store.execute("SELECT path, problem FROM notes"))
+    assert stored["fine.md"] is None and "took over 0.2 s of CPU" in stored["slow.md"]
+    assert vault.get("slow").as_dict()["title"] == "slow"
+    assert [e["id"] for e in vault.ledger().as_dict()["results"]] == ["mum"]
+    warnings = vault.status().as_dict()["warnings"]
+    assert [w["path"] for w in warnings] == ["slow.md"]
+
+
+def test_a_budget_that_never_fires_leaves_nothing_behind():
+    """A call that ends in time is never interrupted later, even when the watchdog looks
+    at it just as it returns."""
+    from vaultmem.budget import Budget, OverBudget
+
+    budget = Budget(0.05)
+    try:
+        for _ in range(200):
+            assert budget.run(lambda: sum(range(2_000))) == 1_999_000
+        with pytest.raises(OverBudget):
+            budget.run(_spin)
+        assert budget.run(lambda: "after") == "after"
+        total = 0
+        for i in range(200_000):  # plain code after the budget fired: never interrupted
+            total += i
+        assert total == 19_999_900_000
+    finally:
+        budget.close()
+
+
+def _spin():
+    while True:
+        pass

@@ -36,15 +36,24 @@ _CHANGES = ("text", "action", "condition", "due", "start")  # what a candidate-c
 
 
 def sync_note(store: Store, settings: Settings, note_id: int, path: str, parsed,
-              text: str | None, mtime_ns: int | None, stamp: str) -> None:
+              text: str | None, mtime_ns: int | None, stamp: str,
+              found: tuple[list[form.Candidate], date | None] | None = None) -> None:
     """Form for one (re)parsed note, in the caller's transaction: its candidates found,
-    changed or retired. Ledger notes hold entries, not candidates."""
-    drafts: list[form.Candidate] = []
+    changed or retired. Ledger notes hold entries, not candidates. `found`: what
+    `find` returned for this note, when the caller ran it already."""
+    drafts, day = found if found is not None else find(settings, path, parsed, text, mtime_ns)
+    _reconcile(store, note_id, path, drafts, day, stamp)
+
+
+def find(settings: Settings, path: str, parsed, text: str | None, mtime_ns: int | None
+         ) -> tuple[list[form.Candidate], date | None]:
+    """(the candidates Form finds in a note, the day they are read against). Pure: the
+    indexer runs it under the parse budget."""
     day = form.note_day(parsed.frontmatter, path, mtime_ns)
     note_type = parsed.frontmatter.get("type")
     if text and day and not ledger_sync.is_ledger(path, str(note_type or ""), settings):
-        drafts = form.extract(text, day).candidates
-    _reconcile(store, note_id, path, drafts, day, stamp)
+        return form.extract(text, day).candidates, day
+    return [], day
 
 
 def retire_note(store: Store, note_id: int, stamp: str) -> None:

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from . import clock, ledger_sync, migrations, prospective, status
+from .budget import Budget, OverBudget
 from .config import Settings
 from .embed import Embedder, embed_text
 from .resolve import Resolver, escapes_vault
@@ -33,6 +34,10 @@ from .vault import (
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_GROUP = 256  # texts per embed call and commit: bounds memory and lost work on a kill
+# CPU seconds one note's readers (markdown, Form) may take before the note is skipped with
+# a warning. Every reader is linear (tests/test_growth.py); a 5 MB note, the largest
+# max_file_bytes lets through by default, takes a few seconds: this is the safety net.
+PARSE_BUDGET = 60.0
 READ_CACHE_BYTES = 64 << 20
 
 
@@ -184,16 +189,20 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
     # Moved notes are re-parsed too: a title taken from the file name changes with it.
     todo = [(p, "new") for p in plan.new] + [(p, "modified") for p in plan.modified]
     todo += [(new, "moved") for _, new in plan.moved] + [(p, "reparse") for p in plan.reparse]
-    for start in range(0, len(todo), 500):
-        with store.atomic():
-            scope: set[int] | None = set()
-            for path, kind in todo[start:start + 500]:
-                own = _index_file(store, settings, path, kind, found.files[path], reader, plan,
-                                  stamp, report)
-                scope = None if own is None or scope is None else scope | own
-            _mark_dirty(store, scope)
-        if progress:
-            progress("parse", min(start + 500, len(todo)), len(todo))
+    budget = Budget(PARSE_BUDGET)
+    try:
+        for start in range(0, len(todo), 500):
+            with store.atomic():
+                scope: set[int] | None = set()
+                for path, kind in todo[start:start + 500]:
+                    own = _index_file(store, settings, path, kind, found.files[path], reader,
+                                      plan, stamp, report, budget)
+                    scope = None if own is None or scope is None else scope | own
+                _mark_dirty(store, scope)
+            if progress:
+                progress("parse", min(start + 500, len(todo)), len(todo))
+    finally:
+        budget.close()
 
 
 def _mark_dirty(store: Store, links: set[int] | None = None) -> None:
@@ -226,7 +235,7 @@ def _links_pending(store: Store) -> str | set[int] | None:
 
 
 def _index_file(store, settings, path, kind, st, reader, plan, stamp,
-                report) -> set[int] | None:
+                report, budget: Budget | None = None) -> set[int] | None:
     """Parse one new/modified/moved/reparsed file and replace its rows; log what happened.
 
     A ledger note's entries are reconciled in the same transaction as the note row.
@@ -246,7 +255,13 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
         return set()
     digest = plan.hashes.get(path) or content_hash(data)
     text, problem = decode(data)
-    parsed = _parse().parse_note(text or "", path, max_chunk_chars=settings.max_chunk_chars)
+    try:
+        parsed, drafts = _read_note(settings, path, text, st, budget)
+    except OverBudget:  # the safety net: the note is indexed by its name, nothing lost
+        parsed, drafts = _parse().parse_note("", path), None
+        text, problem = None, (f"took over {PARSE_BUDGET:g} s of CPU to read: indexed by its "
+                               "name only (a note should never take that long: please report "
+                               "it, with the note if you can)")
     fields = _note_fields(parsed, st, digest, stamp, problem, kind)
     if prior is None:
         fields["first_seen"] = stamp
@@ -257,7 +272,8 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     chunks = _chunk_rows(parsed) if text is not None else []
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases, parsed.title)
     _sync_items(store, note_id, path, parsed, prior is None, stamp)
-    _candidates().sync_note(store, settings, note_id, path, parsed, text, st.mtime_ns, stamp)
+    _candidates().sync_note(store, settings, note_id, path, parsed, text, st.mtime_ns, stamp,
+                            drafts)
     if text is None and _has_entries(store, path):
         _keep_unreadable_ledger(store, path, report)
     elif ledger_sync.is_ledger(path, fields["type"], settings):
@@ -277,6 +293,15 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     store.replace_warnings("note", [path], messages)
     report.warnings.extend(messages)
     return None if renamed else {note_id}
+
+
+def _read_note(settings, path, text, st, budget: Budget | None):
+    """(the parsed note, Form's candidates in it): every reader of the text, pure, run
+    under the parse budget."""
+    def read():
+        parsed = _parse().parse_note(text or "", path, max_chunk_chars=settings.max_chunk_chars)
+        return parsed, _candidates().find(settings, path, parsed, text, st.mtime_ns)
+    return read() if budget is None else budget.run(read)
 
 
 def _candidates():
