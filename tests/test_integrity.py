@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from datetime import datetime
 from pathlib import Path
 
@@ -179,3 +180,62 @@ def test_a_budget_that_never_fires_leaves_nothing_behind():
 def _spin():
     while True:
         pass
+
+
+# -- 6. a store made by a newer vaultmem -------------------------------------------------
+
+def _store_bytes(db: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name)}
+
+
+@pytest.mark.parametrize("how", ["user_version", "unknown migration"])
+def test_a_store_from_a_newer_vaultmem_is_refused_and_left_alone(make_vault, capsys, how):
+    """Before: opened, migrated where it could be and written without a word."""
+    from vaultmem import migrations
+
+    vault = make_vault({"Home.md": "# Home\n\ntext\n"}, ledger="- [ ] Call mum ^mum\n",
+                       index_at=NOW)
+    root, db = vault.settings.vault, vault.settings.db
+    vault.close()
+    conn = sqlite3.connect(db)
+    if how == "user_version":
+        conn.execute(f"PRAGMA user_version = {len(migrations.MIGRATIONS) + 3}")
+        schema = len(migrations.MIGRATIONS) + 3
+    else:
+        conn.execute("INSERT INTO _migrations VALUES ('m099_from_the_future', 'later')")
+        schema = len(migrations.MIGRATIONS) + 1
+    conn.commit()
+    conn.close()
+    ledger_before = (root / "Ledger.md").read_bytes()
+    before = _store_bytes(db)
+    for args in (["status"], ["query", "home"], ["ledger"], ["ledger", "show", "mum"],
+                 ["due"], ["get", "Home"], ["nudge"], ["salience"], ["index"],
+                 ["index", "--full"], ["index", "--rebuild"], ["ledger", "add", "Another"]):
+        code = main([*args, "--vault", str(root)])
+        err = capsys.readouterr().err
+        assert code == 1, (args, err)
+        assert f"made by a newer vaultmem (schema {schema} > {len(migrations.MIGRATIONS)}" \
+            in err and "upgrade vaultmem" in err, (args, err)
+        assert len(err.strip().splitlines()) == 1
+    assert _store_bytes(db) == before
+    assert (root / "Ledger.md").read_bytes() == ledger_before
+
+
+def test_a_store_records_its_schema_in_its_header(make_vault):
+    """An older vaultmem can only refuse what it can see: the header says how many
+    migrations made the store (0 before this change), and an older store is stamped
+    when it is opened."""
+    from vaultmem import Vault, migrations
+
+    vault = make_vault({"Home.md": "# Home\n"}, index_at=NOW)
+    db = vault.settings.db
+    assert vault.store.execute("PRAGMA user_version").fetchone()[0] == \
+        len(migrations.MIGRATIONS)
+    vault.close()
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA user_version = 0")  # as every store before this change
+    conn.commit()
+    conn.close()
+    with Vault.open(vault.settings.vault, embedder=FakeEmbedder()) as again:
+        assert again.store.execute("PRAGMA user_version").fetchone()[0] == \
+            len(migrations.MIGRATIONS)

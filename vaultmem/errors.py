@@ -50,3 +50,14 @@ class StoreReadOnlyError(VaultmemError):
         super().__init__(
             f"the store {path} is read-only (its file or folder cannot be written): queries "
             f"work, but {what} needs write access")
+
+
+class NewerStoreError(VaultmemError):
+    """The store was made by a newer vaultmem: nothing is read or written."""
+
+    def __init__(self, path, schema: int, known: int, unknown: list[str] = ()):
+        names = f"; migrations unknown here: {', '.join(unknown)}" if unknown else ""
+        super().__init__(
+            f"the store {path} was made by a newer vaultmem (schema {schema} > {known}"
+            f"{names}): upgrade vaultmem (`pip install -U vaultmem`) to use it, or point "
+            "--db at another store")

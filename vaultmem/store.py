@@ -76,8 +76,9 @@ _FIRST_WORD = re.compile(r"\s*([A-Za-z]*)")
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path))
     try:
+        conn.execute("PRAGMA busy_timeout = 10000")  # a migration may be running elsewhere
+        migrations.check_not_newer(conn, path)  # before anything is written
         conn.execute("PRAGMA recursive_triggers = on")
-        conn.execute("PRAGMA busy_timeout = 10000")
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             conn.execute("PRAGMA journal_mode = wal")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -101,6 +102,11 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
             conn.close()
             last = exc
             continue
+        try:
+            migrations.check_not_newer(conn, path)
+        except VaultmemError:
+            conn.close()
+            raise
         conn.execute("PRAGMA recursive_triggers = on")
         missing = migrations.missing(conn)
         if missing:
