@@ -138,11 +138,29 @@ class Vault:
                        links: tuple[str, ...] | list[str] = (), project: str | None = None):
         """Append one open commitment to the ledger note (the first of `ledger_notes`), in
         its own syntax with a fresh block id; the next index reads it. Returns its id."""
+        from . import appended
         from .ledger_append import add
 
         taken = {row[0] for row in self.store.execute("SELECT id FROM entries")}
-        return add(self.settings.vault, self.settings.ledger_notes[0], text, due=due,
-                   when=when, links=tuple(links), project=project, taken=taken)
+        added = add(self.settings.vault, self.settings.ledger_notes[0], text, due=due,
+                    when=when, links=tuple(links), project=project,
+                    taken=taken | appended.ids(self.store))
+        appended.remember(self.store, added, clock.now().isoformat(timespec="seconds"))
+        return added
+
+    def restore(self, entry_id: str, *, drop: bool = False, now: datetime | None = None):
+        """Put back a line vaultmem appended that the ledger was saved without (`ledger`
+        lists them under `lost`), or with `drop`, forget it: it is gone on purpose."""
+        from . import appended
+        from .ledger_append import append_line
+
+        stamp = _when(now).isoformat(timespec="seconds")
+        if drop:
+            return appended.drop(self.store, entry_id, stamp)
+        ledger, line = appended.lost_line(self.store, entry_id)
+        added = append_line(self.settings.vault, ledger, line)
+        appended.remember(self.store, added, stamp, entry_id)
+        return appended.Restored(entry_id, "restored", ledger, added.line, line)
 
     def nudge(self, *, now: datetime | None = None):
         """One proactive tick (SPEC 8): at most one message, or silence and why."""
@@ -198,9 +216,12 @@ class Vault:
 
     def ledger(self, *, include_closed: bool = False):
         """Ledger entries with status, linked notes and revision counts."""
+        from .appended import lost
         from .commitments import list_entries
 
-        return list_entries(self.store, include_closed)
+        result = list_entries(self.store, include_closed)
+        result.lost = lost(self.store)
+        return result
 
     def history(self, entry_id: str):
         """One entry's typed revisions (created, rescheduled, …, removed)."""

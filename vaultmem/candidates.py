@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import PurePosixPath
 
-from . import form, ledger_append, ledger_sync
+from . import appended, form, ledger_append, ledger_sync
 from .config import Settings
 from .errors import NotFoundError, UsageError, VaultmemError
 from .ledger import STOP_WORDS, LedgerEntry, new_id
@@ -360,12 +360,13 @@ def accept(store: Store, settings: Settings, cand_id: str, edit: str | None,
     action = cand["action"] if edit is None else edit
     source = _link_names(store).get(cand["note_id"], PurePosixPath(cand["path"]).stem)
     links = tuple(dict.fromkeys([source, *json.loads(cand["links"] or "[]")]))
-    taken = {row[0] for row in store.execute("SELECT id FROM entries")}
+    taken = {row[0] for row in store.execute("SELECT id FROM entries")} | appended.ids(store)
     added = ledger_append.add(
         settings.vault, settings.ledger_notes[0], action,
         due=_day(cand["due"]), when=cand["condition"], links=links, taken=taken,
         start=_day(cand["start"]))
     stamp = now.isoformat(timespec="seconds")
+    appended.remember(store, added, stamp)
     with store.atomic():
         store.execute("UPDATE candidates SET status = 'accepted', entry_id = ?, decided_at = ?, "
                       "updated_at = ? WHERE id = ?", [added.id, stamp, stamp, cand_id])

@@ -237,6 +237,22 @@ def ledger_add(
     render.added(added, json_)
 
 
+@ledger_app.command("restore")
+def ledger_restore(
+    entry_id: Annotated[str, typer.Argument(
+        metavar="ID", help="A lost line's id, from `ledger` (or `status`).")],
+    drop: Annotated[bool, typer.Option(
+        "--drop", help="Forget it instead: the line was removed on purpose.")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+) -> None:
+    """Put back a line `ledger add` appended that the ledger was saved without (an editor
+    holding an older copy), or --drop the offer."""
+    from . import render
+
+    with _vault(vault, db) as v:
+        render.restored(v.restore(entry_id, drop=drop), json_)
+
+
 @ledger_app.command("suggest")
 def ledger_suggest(
     since: Annotated[str | None, typer.Option(

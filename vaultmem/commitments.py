@@ -355,12 +355,14 @@ def note_paths(store: Store, ids: list[int]) -> list[str]:
 
 @dataclass
 class EntryList:
-    """`vaultmem ledger`: entries with status, linked notes and revision counts."""
+    """`vaultmem ledger`: entries with status, linked notes and revision counts; `lost`:
+    lines vaultmem appended that the ledger was saved without (appended.py)."""
 
     results: list[dict]
+    lost: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"schema": SCHEMA, "results": self.results}
+        return {"schema": SCHEMA, "results": self.results, "lost": self.lost}
 
 
 def list_entries(store: Store, include_closed: bool) -> EntryList:

@@ -278,7 +278,7 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
         _keep_unreadable_ledger(store, path, report)
     elif ledger_sync.is_ledger(path, fields["type"], settings):
         _sync_ledger(store, path, note_id, text or "", stamp, report, parsed.outline,
-                     _stood_still(settings, path, digest))
+                     _stood_still(settings, path, digest), (st.mtime_ns, digest))
     elif _has_entries(store, path):  # no longer a ledger: its entries are removed
         _sync_ledger(store, path, note_id, None, stamp, report)
     if kind not in ("moved", "reparse"):
@@ -330,11 +330,15 @@ def _has_entries(store: Store, path: str) -> bool:
 
 
 def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report,
-                 outline=None, settle=None) -> None:
-    """Reconcile one ledger note: typed revisions into the ops log, line warnings kept."""
-    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp, outline, settle)
+                 outline=None, settle=None, read=None) -> None:
+    """Reconcile one ledger note: typed revisions into the ops log, line warnings kept.
+    Appended lines found lost are reported by this run; `status` names them until they
+    are restored or dropped (they are not line warnings of the file)."""
+    lost: list[str] = []
+    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp, outline, settle,
+                                       read, lost)
     store.replace_warnings("ledger", [path], warnings)
-    report.warnings.extend(warnings)
+    report.warnings.extend(warnings + [(path, None, message) for message in lost])
 
 
 LEDGER_SETTLE = 0.2  # seconds: far longer than an editor takes between truncate and write

@@ -37,7 +37,7 @@ from pathlib import Path
 from .errors import UsageError, VaultmemError
 from .ledger import LedgerEntry, new_id, parse_ledger
 from .schema import SCHEMA
-from .vault import opened_path, within
+from .vault import content_hash, opened_path, within
 
 _BLOCK_IDS = re.compile(r"\^([A-Za-z0-9-]+)")
 _FORBIDDEN = re.compile(r"[\r\n\[\]]")
@@ -57,6 +57,8 @@ class Added:
     ledger: str
     line: int
     text: str
+    mtime_ns: int | None = None  # the ledger's, right after the write (appended.py)
+    digest: str | None = None  # the hash of the ledger's bytes as written
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, "id": self.id, "ledger": self.ledger, "line": self.line,
@@ -143,8 +145,8 @@ def add(vault: Path, ledger_rel: str, action: str, *, due: date | None = None,
     if _read_back(line).block_id != ident:
         raise UsageError(f"the new line would not keep its id: {line!r}")
     data, number = appended(ledger.before, line)
-    safe_write(ledger, data, added=[line])
-    return Added(ident, ledger_rel, number, line)
+    mtime_ns = safe_write(ledger, data, added=[line])
+    return Added(ident, ledger_rel, number, line, mtime_ns, content_hash(data))
 
 
 def append_line(vault: Path, ledger_rel: str, line: str) -> Added:
@@ -156,9 +158,12 @@ def append_line(vault: Path, ledger_rel: str, line: str) -> Added:
         raise UsageError(f"the line has no block id, so its commitment could not be "
                          f"recognised: {line!r}")
     ledger = read_ledger(vault, ledger_rel)
+    if entry.block_id in _BLOCK_IDS.findall(ledger.text):
+        raise VaultmemError(f"^{entry.block_id} is already in {ledger_rel}: the line is back "
+                            "(run `vaultmem index`); nothing written")
     data, number = appended(ledger.before, line)
-    safe_write(ledger, data, added=[line])
-    return Added(entry.block_id, ledger_rel, number, line)
+    mtime_ns = safe_write(ledger, data, added=[line])
+    return Added(entry.block_id, ledger_rel, number, line, mtime_ns, content_hash(data))
 
 
 def _read_back(line: str) -> LedgerEntry:
@@ -245,7 +250,7 @@ def _decode(data: bytes | None, rel: str) -> str:
 
 
 def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (),
-               added: Sequence[str] = ()) -> None:
+               added: Sequence[str] = ()) -> int | None:
     """Replace the ledger's bytes with `data`, atomically, or raise and change nothing.
 
     `replaced`: the 1-based lines of `ledger.text` whose entries this write rewrites or
@@ -253,7 +258,7 @@ def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (
     task lines this write puts in; each must read back as exactly one entry, as
     written. Nothing else may appear or vanish. The check runs on the bytes read back
     from the temporary file, and the rename happens only if the ledger on disk is still
-    `ledger.before`.
+    `ledger.before`. Returns the ledger's modification time after the write.
     """
     for line in added:
         _no_control("a ledger line", line)
@@ -279,6 +284,10 @@ def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (
         if os.path.lexists(tmp):
             os.unlink(tmp)
     _fsync_dir(folder)
+    try:
+        return ledger.path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def _temporary(ledger: LedgerFile, folder: Path) -> tuple[int, str]:

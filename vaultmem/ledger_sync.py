@@ -26,6 +26,7 @@ from dataclasses import asdict
 from datetime import date
 from typing import TYPE_CHECKING
 
+from . import appended
 from .config import Settings
 from .embed import embed_text
 from .ledger import Known, LedgerEntry, parse_ledger, reconcile
@@ -62,13 +63,16 @@ def entry_from_json(text: str) -> LedgerEntry:
 
 def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
                 stamp: str, outline: Outline | None = None,
-                settle: Callable[[], bool] | None = None) -> list[tuple[str, int | None, str]]:
+                settle: Callable[[], bool] | None = None, read: tuple[int, str] | None = None,
+                lost: list[str] | None = None) -> list[tuple[str, int | None, str]]:
     """Reconcile one ledger note with what the store knows; return its line warnings.
 
     `text` None means the note is gone or no longer a ledger: its entries are removed.
     `outline` is the note's, when the indexer already parsed it. `settle()`, called only
     when the text would remove an entry, says whether the file still holds that text
-    after a short wait (see the module's docstring).
+    after a short wait (see the module's docstring). `read`: the file's modification time
+    and content hash as read; lines vaultmem appended that this read finds saved over
+    are added to `lost` (`appended.check`).
     """
     entries, warnings = parse_ledger(text, outline) if text is not None else ([], [])
     known = [Known(row[0], entry_from_json(row[1])) for row in store.execute(
@@ -87,6 +91,9 @@ def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
             _write_entry(store, entry_id, path, entry, stamp)
         for rev in revisions:
             store.add_op(stamp, rev.kind, note_id, entry_id, rev.detail)
+    found = appended.check(store, path, changes, read, stamp)
+    if lost is not None:
+        lost.extend(found)
     return [(path, w.line, w.message) for w in warnings]
 
 

@@ -294,3 +294,16 @@ def m011_candidate_windows(db: Database) -> None:
     db["candidates"].add_column("start", str)
     if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")
+
+
+@migration
+def m012_appended_lines(db: Database) -> None:
+    """The lines vaultmem appended to a ledger (`ledger add`, `ledger accept`), watched
+    until the user makes them theirs: one an editor saves over is offered back
+    (`appended.py`)."""
+    db["appended"].create(
+        {"id": str, "ledger_path": str, "line": int, "text": str, "appended_at": str,
+         "mtime_ns": int, "hash": str, "state": str, "lost_at": str, "updated_at": str},
+        pk="id", defaults={"state": "waiting"},
+    )
+    db["appended"].create_index(["ledger_path"])

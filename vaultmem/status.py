@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from . import appended
 from .config import Settings
 from .resolve import fold, names_attachment
 from .schema import SCHEMA
@@ -61,7 +62,9 @@ def gather(store: Store, settings: Settings) -> dict:
                               "alias_of": aliases.get(fold(t), [])}
                              for p, ln, t, k in unresolved],
         "warnings": [{"path": p, "line": ln, "message": m} for p, ln, m in q(
-            "SELECT path, line, message FROM warnings ORDER BY path, line")],
+            "SELECT path, line, message FROM warnings ORDER BY path, line")]
+        + [{"path": lost["ledger"], "line": None, "message": lost["message"]}
+           for lost in appended.lost(store)],
         "ledger": _ledger_counts(store),
         "prospective": _prospective_counts(store),
         "candidates": _candidate_counts(store),
