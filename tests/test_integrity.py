@@ -239,3 +239,44 @@ def test_a_store_records_its_schema_in_its_header(make_vault):
     with Vault.open(vault.settings.vault, embedder=FakeEmbedder()) as again:
         assert again.store.execute("PRAGMA user_version").fetchone()[0] == \
             len(migrations.MIGRATIONS)
+
+
+# -- 8. a clock at the end (or the start) of time ------------------------------------------
+
+@pytest.mark.parametrize("moment", ["9999-12-31T23:59:59", "0001-01-01", "9000-12-31T23:00-14:00",
+                                    "9999-12-31T23:59:59-14:00"])
+@pytest.mark.parametrize("command", [["nudge"], ["due"], ["query", "home"], ["salience"],
+                                     ["index"], ["ledger", "accept", "f-x"],
+                                     ["feedback", "mum", "dismiss"]])
+def test_now_out_of_range_is_a_usage_error_naming_the_range(make_vault, capsys, command,
+                                                             moment):
+    """Before: `nudge --now 9999-12-31T23:59:59` was 'internal error: OverflowError'."""
+    vault = make_vault({"Home.md": "# Home\n"}, ledger="- [ ] Call mum ^mum\n", index_at=NOW)
+    code = main([*command, "--vault", str(vault.settings.vault), "--now", moment])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "out of range: give a moment between 1000-01-01 and 9000-12-31" in err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_the_library_and_mcp_refuse_a_moment_out_of_range(make_vault):
+    from vaultmem.errors import UsageError
+
+    vault = make_vault({"Home.md": "# Home\n"}, ledger="- [ ] Call mum ^mum\n", index_at=NOW)
+    for call in (lambda: vault.nudge(now=datetime(9999, 12, 31, 23, 59, 59)),
+                 lambda: vault.due(now=datetime(1, 1, 1)),
+                 lambda: vault.query("home", now=datetime(9999, 1, 1))):
+        with pytest.raises(UsageError, match="out of range"):
+            call()
+    assert vault.nudge(now=datetime(9000, 12, 31, 23, 0)) is not None  # the edge itself
+    service = Service(vault.settings.vault, None, watch=False, embedder=FakeEmbedder())
+
+    async def run():
+        async with Client(build(service)) as client:
+            return await client.call_tool("due", {"now": "9999-12-31T23:59:59"})
+
+    try:
+        result = anyio.run(run)
+    finally:
+        assert service.close(timeout=30)
+    assert result.is_error and "out of range" in result.content[0].text

@@ -31,8 +31,14 @@ MARKERS = (config.STORE_DIR, ".obsidian")  # folders that mark a vault's root
 
 
 def _when(now: datetime | None) -> datetime:
-    """`now` as naive local time (clock.py's one rule); the system clock when None."""
-    return clock.now() if now is None else clock.local_naive(now)
+    """`now` as naive local time (clock.py's one rule); the system clock when None. A
+    moment out of clock.in_range is a UsageError naming the range."""
+    if now is None:
+        return clock.now()
+    try:
+        return clock.in_range(now)
+    except ValueError as exc:
+        raise UsageError(f"now: {exc}") from None
 
 
 def find_root(start: Path) -> Path:
