@@ -280,3 +280,23 @@ def test_the_library_and_mcp_refuse_a_moment_out_of_range(make_vault):
     finally:
         assert service.close(timeout=30)
     assert result.is_error and "out of range" in result.content[0].text
+
+
+# -- 10. warnings of notes deleted or moved since -----------------------------------------
+
+def test_warnings_of_a_deleted_or_moved_note_are_cleared(make_vault):
+    """Before: `status` kept warning about files that no longer existed."""
+    broken = "---\ntitle: \"never closed\n---\nbody\n"
+    vault = make_vault({"gone.md": broken, "moved.md": broken, "kept.md": broken,
+                        "Home.md": "# Home\n"}, ledger="- [?] Odd status\n", index_at=NOW)
+    root = vault.settings.vault
+
+    def warned() -> list[str]:
+        return sorted({w["path"] for w in vault.status().as_dict()["warnings"]})
+
+    assert warned() == ["Ledger.md", "gone.md", "kept.md", "moved.md"]
+    (root / "gone.md").unlink()
+    (root / "moved.md").rename(root / "elsewhere.md")
+    (root / "Ledger.md").rename(root / "Old ledger.md")  # no longer a ledger: its warning goes
+    vault.index(now=NOW)
+    assert warned() == ["elsewhere.md", "kept.md"]

@@ -182,6 +182,7 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
         for path in plan.touched:
             st = found.files[path]
             store.update_note(states[path].id, {"size": st.size, "mtime_ns": st.mtime_ns})
+        store.drop_warnings([*plan.deleted, *(old for old, _ in plan.moved)])
         if plan.deleted or plan.moved:
             _mark_dirty(store)
         if plan.deleted or plan.moved or plan.touched:

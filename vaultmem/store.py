@@ -544,6 +544,12 @@ class Store:
             "INSERT INTO warnings (path, line, message, source) VALUES (?, ?, ?, ?)",
             ((p, ln, m, source) for p, ln, m in rows))
 
+    def drop_warnings(self, paths: Iterable[str]) -> None:
+        """Drop every warning about notes that are gone from these paths (deleted, or moved
+        away): a warning names a file as it is, and the walk's own are redone each run."""
+        self.conn.executemany("DELETE FROM warnings WHERE path = ? AND source != 'walk'",
+                              [(p,) for p in paths])
+
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return row[0] if row else default
