@@ -30,7 +30,7 @@ from .store import Store, writer_lock
 # History, in the order it is written (notes first: the rest points at them).
 HISTORY = ("notes", "ops", "entries", "entry_links", "prospective", "candidates",
            "nudge_state", "surfacings", "feedback", "due_log", "runs", "resolved_pairs",
-           "vectors")
+           "vectors", "appended")
 # Made again from the vault by the index run (or by `vaultmem salience`): not carried.
 DERIVED = ("chunks", "links", "tags", "aliases", "warnings", "meta", "salience", "entry_views",
            "_migrations", "chunks_fts")
