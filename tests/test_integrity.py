@@ -300,3 +300,142 @@ def test_warnings_of_a_deleted_or_moved_note_are_cleared(make_vault):
     (root / "Ledger.md").rename(root / "Old ledger.md")  # no longer a ledger: its warning goes
     vault.index(now=NOW)
     assert warned() == ["elsewhere.md", "kept.md"]
+
+
+# -- 12. the vault folder vanishing under a run ---------------------------------------------
+
+@pytest.mark.parametrize("store_inside", [True, False], ids=["store inside", "store apart"])
+def test_a_vault_deleted_during_the_index_fails_the_run_and_marks_nothing_deleted(
+        make_vault, monkeypatch, capsys, tmp_path, store_inside):
+    """Before: `rm -rf` of the vault during `index` returned 0 (every read failed one by
+    one, as if the notes were being edited)."""
+    import shutil
+
+    from vaultmem import indexer
+
+    db = None if store_inside else tmp_path / "apart" / "store.db"
+    vault = make_vault({f"n{i}.md": f"# Note {i}\n\ntext {i}\n" for i in range(5)},
+                       ledger="- [ ] Call mum ^mum\n", index_at=NOW,
+                       **({} if db is None else {"db": db}))
+    root = vault.settings.vault
+    for i in range(5):
+        (root / f"n{i}.md").write_text(f"# Note {i}\n\nchanged {i}\n")
+    real_read = indexer._Reader.read
+    gone = []
+
+    def read_then_vanish(self, path):
+        if not gone:
+            gone.append(path)
+            shutil.rmtree(root)
+        return real_read(self, path)
+
+    monkeypatch.setattr(indexer._Reader, "read", read_then_vanish)
+    vault.close()
+    code = main(["index", str(root), "--db", str(vault.settings.db)])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert f"the vault disappeared at {root}" in err and err.count("\n") == 1
+    if store_inside:
+        return  # the store went with it
+    from vaultmem.store import Store
+
+    store = Store.open(vault.settings.db)
+    try:
+        assert store.execute("SELECT count(*) FROM notes WHERE deleted = 1").fetchone() == (0,)
+        assert store.execute("SELECT count(*) FROM entries WHERE present = 1").fetchone() == (1,)
+        assert store.execute("SELECT status FROM runs ORDER BY id DESC LIMIT 1").fetchone() == (
+            "failed",)
+    finally:
+        store.close()
+
+
+def test_a_vault_gone_before_the_walk_is_never_indexed_as_empty(make_vault, monkeypatch):
+    import shutil
+
+    from vaultmem import indexer
+    from vaultmem.errors import VaultGoneError
+
+    vault = make_vault({"a.md": "# A\n"}, ledger="- [ ] Call mum ^mum\n", index_at=NOW)
+    root = vault.settings.vault
+    real_scan = indexer.scan
+
+    def vanish_then_scan(*args, **kwargs):
+        shutil.rmtree(root)
+        return real_scan(*args, **kwargs)
+
+    monkeypatch.setattr(indexer, "scan", vanish_then_scan)
+    with pytest.raises(VaultGoneError, match="the vault disappeared"):
+        vault.index(now=NOW)
+    assert vault.store.execute("SELECT count(*) FROM notes WHERE deleted = 1").fetchone() == (0,)
+
+
+# -- 13. an index run stopped by SIGTERM, or killed ----------------------------------------
+
+STOPPABLE = r"""
+import sys, threading
+sys.path.insert(0, sys.argv[1])
+from tests.conftest import FakeEmbedder
+import vaultmem.embed
+vaultmem.embed.FastEmbedder = lambda settings: FakeEmbedder()
+from vaultmem import indexer
+from vaultmem.cli import main
+
+def held(*args, **kwargs):
+    print("embedding", flush=True)  # mid-run, under the writer lock
+    threading.Event().wait()  # until a signal ends it
+
+indexer.embed_missing = held
+sys.exit(main(["index", sys.argv[2]]))
+"""
+
+
+def _stoppable_index(root: Path):
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    proc = subprocess.Popen([sys.executable, "-c", STOPPABLE, str(ROOT), str(root)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "embedding", proc.stderr.read()
+    return proc
+
+
+def _last_index_run(root: Path, capsys) -> str:
+    assert main(["status", "--json", "--vault", str(root)]) == 0
+    return json.loads(capsys.readouterr().out)["last_runs"]["index"]["status"]
+
+
+def test_sigterm_stops_an_index_run_and_records_it_interrupted(make_vault, capsys):
+    """Before: the process died with its run marked "running", and `status` said so with
+    nothing running."""
+    import signal
+
+    vault = make_vault({"a.md": "# A\n"}, index_at=NOW)
+    root = vault.settings.vault
+    (root / "b.md").write_text("# B\n\nnew\n")
+    proc = _stoppable_index(root)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, err
+    assert err.strip().splitlines()[-1].startswith("vaultmem: stopped: the index run was "
+                                                    "interrupted")
+    assert _last_index_run(root, capsys) == "interrupted"
+    row = vault.store.execute("SELECT status, finished FROM runs ORDER BY id DESC LIMIT 1")
+    status, finished = row.fetchone()
+    assert status == "interrupted" and finished  # recorded, not only shown
+    vault.index(now=NOW)
+    assert _last_index_run(root, capsys) == "ok"
+
+
+def test_a_killed_run_is_shown_interrupted_when_nothing_runs(make_vault, capsys):
+    import signal
+
+    vault = make_vault({"a.md": "# A\n"}, index_at=NOW)
+    root = vault.settings.vault
+    (root / "b.md").write_text("# B\n\nnew\n")
+    proc = _stoppable_index(root)
+    assert _last_index_run(root, capsys) == "running"  # it is: it holds the writer lock
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=120)
+    assert _last_index_run(root, capsys) == "interrupted"

@@ -122,20 +122,35 @@ class Vault:
 
     def index(self, *, full: bool = False, now: datetime | None = None, progress=None):
         """Bring the store up to date with the vault (incremental; `full` re-parses all)."""
+        from .errors import VaultGoneError
         from .indexer import index_vault
+        from .vault import folder_identity
 
-        with self.store.writer_lock("index"):
-            return index_vault(self.store, self.settings, self.embedder, now=_when(now),
-                               full=full, progress=progress)
+        when = _when(now)
+        folder = folder_identity(self.settings.vault)
+        try:
+            with self.store.writer_lock("index"):
+                return index_vault(self.store, self.settings, self.embedder, now=when,
+                                   full=full, progress=progress)
+        except Exception as exc:
+            # A vault deleted with its store inside fails the store first: say what happened.
+            if folder is not None and folder_identity(self.settings.vault) != folder:
+                raise VaultGoneError(self.settings.vault) from exc
+            raise
 
     def salience(self, *, now: datetime | None = None):
         """Recompute every note's standing salience and its components (SPEC 4)."""
+        from .indexer import stopped
         from .salience import run_salience
 
         when = _when(now)
         with self.store.writer_lock("salience"):
             run_id = self.store.start_run("salience", when.isoformat(timespec="seconds"))
-            report = run_salience(self.store, self.settings, when)
+            try:
+                report = run_salience(self.store, self.settings, when)
+            except BaseException as exc:
+                stopped(self.store, run_id, exc)
+                raise
             self.store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
                                   {"notes": report.notes, "seconds": report.seconds})
         return report

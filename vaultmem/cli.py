@@ -7,6 +7,7 @@ imported inside the commands so `vaultmem --help` stays light.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated
@@ -99,10 +100,33 @@ def index(
         with render.progress(not json_) as bar:
             report = rebuild_vault(vault_arg or vault, db, now=when, progress=bar)
         return render.index_report(report, json_)
-    with _vault(vault_arg or vault, db, create=True) as v, \
+    with _stop_on_sigterm("index"), _vault(vault_arg or vault, db, create=True) as v, \
             render.progress(not json_) as bar:
         report = v.index(full=full, now=when, progress=bar)
     render.index_report(report, json_)
+
+
+@contextmanager
+def _stop_on_sigterm(what: str):
+    """SIGTERM (a service manager, `kill`) stops a run as Ctrl-C does: between two
+    statements, the open transaction rolled back, the run recorded as interrupted, one
+    line and exit 1, instead of dying with the run still marked running."""
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if main_thread else None
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise VaultmemError(f"stopped: the {what} run was interrupted; what it committed is "
+                            f"kept, and the next `vaultmem {what}` finishes the rest") from None
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 @app.command()
@@ -148,7 +172,7 @@ def salience(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_
     from . import render
 
     when = parse_now(now)
-    with _vault(vault, db) as v:
+    with _stop_on_sigterm("salience"), _vault(vault, db) as v:
         report = v.salience(now=when)
     render.salience_report(report, json_)
 

@@ -61,3 +61,13 @@ class NewerStoreError(VaultmemError):
             f"the store {path} was made by a newer vaultmem (schema {schema} > {known}"
             f"{names}): upgrade vaultmem (`pip install -U vaultmem`) to use it, or point "
             "--db at another store")
+
+
+class VaultGoneError(VaultmemError):
+    """The vault folder went away (deleted, moved, unmounted) before or during a run."""
+
+    def __init__(self, path):
+        super().__init__(
+            f"the vault disappeared at {path} (deleted, moved or unmounted) during the index "
+            "run: what the index held is kept; run `vaultmem index` again once the folder "
+            "is back")

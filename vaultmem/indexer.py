@@ -18,6 +18,7 @@ from . import clock, ledger_sync, migrations, prospective, status
 from .budget import Budget, OverBudget
 from .config import Settings
 from .embed import Embedder, embed_text
+from .errors import VaultGoneError
 from .resolve import Resolver, escapes_vault
 from .schema import SCHEMA
 from .store import Store
@@ -27,6 +28,7 @@ from .vault import (
     OutsideVault,
     TooLarge,
     content_hash,
+    folder_identity,
     plan_changes,
     read_inside,
     scan,
@@ -39,6 +41,7 @@ EMBED_GROUP = 256  # texts per embed call and commit: bounds memory and lost wor
 # max_file_bytes lets through by default, takes a few seconds: this is the safety net.
 PARSE_BUDGET = 60.0
 READ_CACHE_BYTES = 64 << 20
+VANISHED = "vanished during the run: will be picked up next time"
 
 
 @dataclass
@@ -85,7 +88,7 @@ class _Reader:
         try:
             return read_inside(self.root, path, self.limit)
         except FileNotFoundError:
-            self.errors[path] = "vanished during the run: will be picked up next time"
+            self.errors[path] = VANISHED
         except (OutsideVault, NotRegular, TooLarge) as exc:  # swapped since the walk
             self.errors[path] = exc.strerror
         except OSError as exc:
@@ -109,6 +112,9 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     now = clock.local_naive(now)
     stamp = now.isoformat(timespec="seconds")
     report = IndexReport()
+    folder = folder_identity(settings.vault)
+    if folder is None:
+        raise VaultGoneError(settings.vault)
     # Reads only until the run is recorded: under the writer lock, the store's check
     # (Store.writer_lock) runs meanwhile, and the first write waits for it.
     found = scan(settings.vault, skip=(settings.db,))  # the store, if it is in the vault
@@ -126,9 +132,40 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
         with store.atomic():  # before any change: a run killed from here on counts again
             store.set_meta(SETTLED, "")
     run_id = store.start_run("index", stamp)
+    try:
+        _steps(store, settings, embedder, now, full, progress, folder, found, reader, states,
+               plan, settled, report)
+    except BaseException as exc:
+        stopped(store, run_id, exc)
+        raise
+    report.seconds = round(time.perf_counter() - started, 3)
+    store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
+                     report.as_dict())
+    return report
+
+
+def stopped(store: Store, run_id: int, exc: BaseException) -> None:
+    """Record how a run ended that did not finish: "interrupted" when it was asked to stop
+    (Ctrl-C, SIGTERM, `watch` stopping), "failed" otherwise. `status` would otherwise
+    show it running long after. Best effort: the store may be what failed."""
+    how = "failed" if isinstance(exc, Exception) else "interrupted"
+    try:
+        store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), how,
+                         {"error": f"{type(exc).__name__}: {exc}"[:300]})
+    except Exception:  # noqa: BLE001 - the run's own error is the one to report
+        pass
+
+
+def _steps(store, settings, embedder, now, full, progress, folder, found, reader, states,
+           plan, settled, report) -> None:
+    """The run once it is recorded: apply the plan, resolve links, embed, settle."""
+    stamp = now.isoformat(timespec="seconds")
     # Every step after _apply is driven by a flag written in the same transaction as the
     # change that needs it, so a run killed half-way is finished by the next one.
     _apply(store, settings, plan, states, found, reader, stamp, report, progress)
+    if folder_identity(settings.vault) != folder:
+        # The reads of a vault being deleted fail one by one; none of them is a deletion.
+        raise VaultGoneError(settings.vault)
     pending = _links_pending(store)
     if pending is not None:
         _resolve_links(store, stamp, report, pending)
@@ -152,10 +189,6 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
             "fingerprint": embedder.fingerprint, "links": counts,
             "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]}))
     report.warnings[:0] = walk_warnings
-    report.seconds = round(time.perf_counter() - started, 3)
-    store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
-                     report.as_dict())
-    return report
 
 
 def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, report,
@@ -247,6 +280,9 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     data = reader.read(path)
     if data is None:
         error = reader.errors.get(path, "unreadable")
+        if error == VANISHED:  # passing: reported by this run, not kept as the file's own
+            report.warnings.append((path, None, error))
+            return set()
         _warn(store, report, path, error)
         if prior is None and "limit" in error:  # keep an oversize note findable by name
             store.upsert_note(path, {"title": Path(path).stem, "size": st.size,

@@ -9,7 +9,7 @@ from . import appended
 from .config import Settings
 from .resolve import fold, names_attachment
 from .schema import SCHEMA
-from .store import Store
+from .store import Store, writer_running
 from .vault import printable
 
 
@@ -95,12 +95,18 @@ def _prospective_counts(store: Store) -> dict:
 
 
 def _last_run(store: Store, kind: str) -> dict | None:
+    """The last run of `kind`. One still marked running while no process holds the writer
+    lock was killed (SIGKILL, a power cut): it is shown as interrupted, as the next run
+    will record it (`Store.start_run`)."""
     row = store.execute(
         "SELECT kind, started, finished, status, counts FROM runs WHERE kind = ? "
         "ORDER BY id DESC LIMIT 1", [kind]).fetchone()
     if not row:
         return None
-    return {"kind": row[0], "started": row[1], "finished": row[2], "status": row[3],
+    status = row[3]
+    if status == "running" and not writer_running(store.path):
+        status = "interrupted"
+    return {"kind": row[0], "started": row[1], "finished": row[2], "status": status,
             "counts": json.loads(row[4]) if row[4] else None}
 
 

@@ -15,9 +15,10 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISREG
 from typing import NamedTuple
 
+from .errors import VaultGoneError, VaultmemError
 from .rows import StoredNote
 
 
@@ -66,6 +67,25 @@ def scan(root: Path, skip: tuple[Path, ...] = ()) -> Scan:
     return Scan(files, warnings)
 
 
+def _unlisted_root(root: Path, exc: OSError) -> VaultmemError:
+    """A vault that cannot be listed is never taken for an empty one (every note would be
+    marked deleted): gone, or unreadable, the run stops."""
+    if not root.is_dir():
+        return VaultGoneError(root)
+    return VaultmemError(f"cannot list the vault folder {root} ({exc.strerror}): nothing "
+                         "indexed, nothing marked deleted")
+
+
+def folder_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a folder, None when it is not there: the same folder stays the
+    same pair whatever happens inside it; one deleted, moved or unmounted does not."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if S_ISDIR(st.st_mode) else None
+
+
 def printable(path: str) -> str:
     """A path as text that UTF-8 can hold: bytes that are not UTF-8 (kept by Python as
     lone surrogates) shown escaped, "bad\\xffname.md"."""
@@ -85,7 +105,9 @@ def _walk(root, folder, prefix, seen, skip, files, warnings) -> None:
         with os.scandir(folder) as listing:
             entries = sorted(listing, key=_name)
     except OSError as exc:
-        warnings.append((prefix or ".", f"cannot list folder ({exc.strerror}): skipped"))
+        if not prefix:
+            raise _unlisted_root(root, exc) from None
+        warnings.append((prefix, f"cannot list folder ({exc.strerror}): skipped"))
         return
     for entry in entries:
         name = entry.name
