@@ -439,3 +439,79 @@ def test_a_killed_run_is_shown_interrupted_when_nothing_runs(make_vault, capsys)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=120)
     assert _last_index_run(root, capsys) == "interrupted"
+
+
+# -- 9. a full disk ----------------------------------------------------------------------
+
+class _Usage:
+    def __init__(self, free: int):
+        self.total, self.used, self.free = 10**9, 10**9 - free, free
+
+
+@pytest.mark.parametrize("failure, free, said", [
+    (lambda: __import__("sqlite3").OperationalError("database or disk is full"), 3_000_000,
+     "the disk is full (3 MB free at"),
+    (lambda: __import__("sqlite3").OperationalError("disk I/O error"), 1_000_000,
+     "the disk is full (1 MB free at"),
+    (lambda: OSError(28, "No space left on device"), 0, "the disk is full (0 MB free at"),
+    (lambda: __import__("sqlite3").OperationalError("disk I/O error"), 50_000_000_000,
+     "reported an I/O error: check it"),
+])
+def test_a_full_disk_is_named_with_its_free_space(make_vault, monkeypatch, capsys, failure,
+                                                   free, said):
+    """Before: 'internal error: OperationalError: database or disk is full', or 'disk I/O
+    error'. The failure is made where the index writes its vectors; the free space is
+    what the disk reports."""
+    import shutil
+
+    from vaultmem import indexer
+
+    vault = make_vault({"a.md": "# A\n"}, index_at=NOW)
+    root = vault.settings.vault
+    vault.close()
+    (root / "b.md").write_text("# B\n\nnew text to embed\n")
+
+    def full(*args, **kwargs):
+        raise failure()
+
+    monkeypatch.setattr(indexer, "embed_missing", full)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: _Usage(free))
+    code = main(["index", str(root)])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert said in err and "internal error" not in err and err.count("\n") == 1, err
+    if "disk is full" in said:
+        assert f"at {root / '.vaultmem'}" in err and "free some space" in err
+
+
+def test_a_full_disk_under_ledger_add_and_mcp(make_vault, monkeypatch, capsys):
+    import shutil
+
+    from vaultmem import ledger_append
+
+    vault = make_vault({"a.md": "# A\n"}, ledger="- [ ] Call mum ^mum\n", index_at=NOW)
+    root = vault.settings.vault
+    before = (root / "Ledger.md").read_bytes()
+
+    def no_room(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ledger_append.os, "fsync", no_room)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: _Usage(0))
+    assert main(["ledger", "add", "Book the tiler", "--vault", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"vaultmem: the disk is full (0 MB free at {root})"), err
+    assert (root / "Ledger.md").read_bytes() == before
+    assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
+
+    service = Service(root, None, watch=False, embedder=FakeEmbedder())
+
+    async def run():
+        async with Client(build(service)) as client:
+            return await client.call_tool("add_commitment", {"text": "Book the tiler"})
+
+    try:
+        result = anyio.run(run)
+    finally:
+        assert service.close(timeout=30)
+    assert result.is_error and result.content[0].text.startswith("the disk is full (0 MB")

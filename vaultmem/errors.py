@@ -1,5 +1,7 @@
 """The one exception family. Messages are for users: say what is wrong and what to do."""
 
+import shutil
+
 
 class VaultmemError(Exception):
     """A domain failure: the CLI prints the message on one line and exits 1."""
@@ -71,3 +73,15 @@ class VaultGoneError(VaultmemError):
             f"the vault disappeared at {path} (deleted, moved or unmounted) during the index "
             "run: what the index held is kept; run `vaultmem index` again once the folder "
             "is back")
+
+
+class DiskFullError(VaultmemError):
+    """The disk under the store (or the vault) has no room left for a write."""
+
+    def __init__(self, folder):
+        try:
+            free = f"{shutil.disk_usage(folder).free / 1e6:.0f} MB free"
+        except OSError:
+            free = "free space unknown"
+        super().__init__(f"the disk is full ({free} at {folder}): free some space, then run "
+                         "the command again (what was written before is kept)")

@@ -24,6 +24,7 @@ store: the next index reads the new line like any hand-written one.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -34,7 +35,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
-from .errors import UsageError, VaultmemError
+from .errors import DiskFullError, UsageError, VaultmemError
 from .ledger import LedgerEntry, new_id, parse_ledger
 from .schema import SCHEMA
 from .vault import content_hash, opened_path, within
@@ -266,8 +267,7 @@ def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise VaultmemError(f"cannot write {ledger.rel} ({exc.strerror}): nothing "
-                            "written") from None
+        raise _write_error(exc, ledger.path) from None
     fd, tmp = _temporary(ledger, folder)
     try:
         with open(fd, "w+b") as fh:
@@ -278,8 +278,7 @@ def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (
                                 "written: nothing written; run the command again")
         os.replace(tmp, ledger.path)
     except OSError as exc:
-        raise VaultmemError(f"cannot write {ledger.path} ({exc.strerror or exc}): nothing "
-                            "written") from None
+        raise _write_error(exc, ledger.path) from None
     finally:
         if os.path.lexists(tmp):
             os.unlink(tmp)
@@ -288,6 +287,12 @@ def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (
         return ledger.path.stat().st_mtime_ns
     except OSError:
         return None
+
+
+def _write_error(exc: OSError, path: Path) -> VaultmemError:
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return DiskFullError(path.parent)
+    return VaultmemError(f"cannot write {path} ({exc.strerror or exc}): nothing written")
 
 
 def _temporary(ledger: LedgerFile, folder: Path) -> tuple[int, str]:
@@ -300,8 +305,7 @@ def _temporary(ledger: LedgerFile, folder: Path) -> tuple[int, str]:
         fd, name = tempfile.mkstemp(prefix=f".{ledger.path.name}.", suffix=".tmp",
                                     dir=folder)
     except OSError as exc:
-        raise VaultmemError(f"cannot write beside {ledger.rel} ({exc.strerror}): nothing "
-                            "written") from None
+        raise _write_error(exc, ledger.path) from None
     where = opened_path(fd) or os.path.realpath(name)
     if not within(ledger.root, Path(where)):
         os.close(fd)
