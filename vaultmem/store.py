@@ -21,6 +21,7 @@ Which module writes which tables (every reader may read any of them):
     candidates                                    candidates.py
     salience                                      salience.py
     nudge_state, surfacings, feedback             nudge.py
+    appended                                      appended.py
     _migrations, and every table's columns        migrations.py
     all of them, once                             recover.py, rebuilding a damaged store
                                                     with the history it could read
