@@ -690,14 +690,18 @@ def _match_returning(known: Sequence[Known], removed: Sequence[Known],
                      skip: AbstractSet[int]) -> dict[int, int]:
     """`_match` over the present entries (indexes below len(known)) and the removed ones
     (the indexes after them), in three tiers: block ids among all of them, the present
-    entries by every rule, then the removed entries by every rule."""
+    entries by every rule, then the removed entries by every rule, for lines without a
+    block id only. A line that carries a block id no entry has is a new commitment
+    (`ledger add` writes one on every line it appends): it never takes the id of an old
+    removed entry merely for its words."""
     if not removed:
         return _match(known, current, pairs, skip)
     everyone = [*known, *removed]
     present, gone = range(len(known)), range(len(known), len(everyone))
     pairs = _match(everyone, current, pairs, skip, stages=_BLOCK_STAGES)
     pairs = _match(everyone, current, pairs, skip, among=present)
-    return _match(everyone, current, pairs, skip, among=gone)
+    named = {ci for ci, entry in enumerate(current) if entry.block_id}
+    return _match(everyone, current, pairs, set(skip) | named, among=gone)
 
 
 def _returned(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:

@@ -31,7 +31,7 @@ import stat
 import tempfile
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -52,84 +52,101 @@ _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLO
 
 @dataclass
 class Added:
-    """What `ledger add` wrote: the new entry's id, where, and the line itself."""
+    """What `ledger add` wrote: the new entry's id, where, the line itself and the dates
+    it holds; `unresolved`: the links that name no note yet; `indexed`: whether the store
+    was brought in step with it (False: another run was writing the store)."""
 
     id: str
     ledger: str
     line: int
     text: str
+    due: str | None = None
+    start: str | None = None
+    scheduled: str | None = None
+    unresolved: list[str] = field(default_factory=list)
+    indexed: bool = False
     mtime_ns: int | None = None  # the ledger's, right after the write (appended.py)
     digest: str | None = None  # the hash of the ledger's bytes as written
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, "id": self.id, "ledger": self.ledger, "line": self.line,
-                "text": self.text}
+                "text": self.text, "due": self.due, "start": self.start,
+                "scheduled": self.scheduled, "unresolved": self.unresolved,
+                "indexed": self.indexed}
 
 
 def compose(action: str, *, due: date | None = None, when: str | None = None,
             links: tuple[str, ...] = (), project: str | None = None,
-            block_id: str | None = None, start: date | None = None) -> str:
-    """One task line in the Obsidian Tasks / Dataview syntax the ledger reads:
+            block_id: str | None = None, start: date | None = None,
+            scheduled: date | None = None, keywords: tuple[str, ...] = ()) -> str:
+    """One task line in the Obsidian Tasks / Dataview syntax the ledger reads, its dates
+    last as Tasks writes them (Tasks reads its fields from the end of a line only):
 
-        - [ ] Pay the plumber [when:: the invoice comes] 📅 2026-08-15 [[Plumber]] ^c-pay
+        - [ ] Pay the plumber [when:: the invoice comes] [[Plumber]] 📅 2026-08-15 ^c-pay
 
-    `start` (Tasks' `🛫`) opens the firing window before the due date. Raises
-    UsageError naming the field that holds a control character, a line break, a
-    bracket (where one would end the field) or more than MAX_TEXT_CHARS characters.
+    `start` (Tasks' `🛫`) and `scheduled` (`⏳`) open the firing window before the due
+    date. Raises UsageError naming the field that holds a control character, a line
+    break, a bracket (where one would end the field) or more than MAX_TEXT_CHARS
+    characters.
     """
-    action = " ".join(_text("the text", action).split())
+    action = " ".join(_text("text", action).split())
     if not action:
         raise UsageError("say what the commitment is: the text is empty")
     parts = ["- [ ]", action]
     if when is not None:
-        parts.append(f"[when:: {_field_value('--when', when)}]")
-    if start is not None:
-        parts.append(f"🛫 {start.isoformat()}")
-    if due is not None:
-        parts.append(f"📅 {due.isoformat()}")
+        parts.append(f"[when:: {_field_value('when', when)}]")
+    if keywords:
+        words = [_field_value("keywords", w) for w in keywords]
+        if any("," in w for w in words):
+            raise UsageError("`keywords`: give each keyword on its own, without commas")
+        parts.append(f"[keywords:: {', '.join(words)}]")
     parts += [f"[[{_link(link)}]]" for link in links]
     if project is not None:
-        parts.append(f"[project:: {_field_value('--project', project)}]")
+        parts.append(f"[project:: {_field_value('project', project)}]")
+    for emoji, day in (("🛫", start), ("⏳", scheduled), ("📅", due)):
+        if day is not None:
+            parts.append(f"{emoji} {day.isoformat()}")
     if block_id:
         parts.append(f"^{block_id}")
     return " ".join(parts)
 
 
-def _text(what: str, value: str) -> str:
+def _text(param: str, value: str) -> str:
     """`value` unless it holds a control character or is too long (tabs and spaces are
     folded by the caller; a line break is a control character too)."""
-    _no_control(what, value)
+    _no_control(param, value)
     if len(value) > MAX_TEXT_CHARS:
-        raise UsageError(f"{what} is {len(value):,} characters long; the most a ledger line "
-                         f"takes is {MAX_TEXT_CHARS:,}: say it shorter and link a note for "
-                         "the details")
+        raise UsageError(f"`{param}` is {len(value):,} characters long; the most a ledger "
+                         f"line takes is {MAX_TEXT_CHARS:,}: say it shorter and link a note "
+                         "for the details")
     return value
 
 
-def _no_control(what: str, value: str) -> None:
+def _no_control(param: str, value: str) -> None:
     bad = _CONTROL.search(value)
     if bad:
-        raise UsageError(f"{what} holds a control character (U+{ord(bad.group()):04X} at "
+        raise UsageError(f"`{param}` holds a control character (U+{ord(bad.group()):04X} at "
                          f"position {bad.start() + 1}): remove it")
 
 
-def _field_value(flag: str, value: str) -> str:
-    value = " ".join(_text(flag, value).split())
+def _field_value(param: str, value: str) -> str:
+    value = " ".join(_text(param, value).split())
     if not value or _FORBIDDEN.search(value):
-        raise UsageError(f"{flag} {value!r}: give a non-empty text without brackets")
+        raise UsageError(f"`{param}` {value!r}: give a non-empty text without brackets")
     return value
 
 
 def _link(name: str) -> str:
-    name = _text("--link", name).strip().removeprefix("[[").removesuffix("]]").strip()
+    name = _text("links", name).strip().removeprefix("[[").removesuffix("]]").strip()
     if not name or _FORBIDDEN.search(name):
-        raise UsageError(f"--link {name!r}: give a note name or path, e.g. --link Plumber")
+        raise UsageError(f"`links` {name!r}: give a note name or path, e.g. Plumber")
     return name
 
 
 def add(vault: Path, ledger_rel: str, action: str, *, due: date | None = None,
         when: str | None = None, links: tuple[str, ...] = (), project: str | None = None,
-        taken: set[str] = frozenset(), start: date | None = None) -> Added:
+        taken: set[str] = frozenset(), start: date | None = None,
+        scheduled: date | None = None, keywords: tuple[str, ...] = ()) -> Added:
     """Append a new open commitment to the ledger note `ledger_rel` (created if missing).
 
     `taken`: ids already in use (the store's entries); block ids written in the ledger
@@ -137,7 +154,8 @@ def add(vault: Path, ledger_rel: str, action: str, *, due: date | None = None,
     entry, VaultmemError when the ledger cannot be written, changed meanwhile, or would
     lose or hide a line (see `safe_write`).
     """
-    draft = compose(action, due=due, when=when, links=links, project=project, start=start)
+    draft = compose(action, due=due, when=when, links=links, project=project, start=start,
+                    scheduled=scheduled, keywords=keywords)
     ledger = read_ledger(vault, ledger_rel)
     entry = _read_back(draft)
     ident = new_id(LedgerEntry(entry.line, draft, "open", entry.action),
@@ -147,13 +165,16 @@ def add(vault: Path, ledger_rel: str, action: str, *, due: date | None = None,
         raise UsageError(f"the new line would not keep its id: {line!r}")
     data, number = appended(ledger.before, line)
     mtime_ns = safe_write(ledger, data, added=[line])
-    return Added(ident, ledger_rel, number, line, mtime_ns, content_hash(data))
+    iso = {k: d.isoformat() if d else None
+           for k, d in (("due", due), ("start", start), ("scheduled", scheduled))}
+    return Added(ident, ledger_rel, number, line, **iso, mtime_ns=mtime_ns,
+                 digest=content_hash(data))
 
 
 def append_line(vault: Path, ledger_rel: str, line: str) -> Added:
     """Append `line`, a whole task line with its block id written before (`ledger
     restore` puts back a line an editor overwrote), as `add` appends a new one."""
-    _no_control("the line", line)
+    _no_control("line", line)
     entry = _read_back(line)
     if entry.block_id is None:
         raise UsageError(f"the line has no block id, so its commitment could not be "
@@ -164,7 +185,8 @@ def append_line(vault: Path, ledger_rel: str, line: str) -> Added:
                             "(run `vaultmem index`); nothing written")
     data, number = appended(ledger.before, line)
     mtime_ns = safe_write(ledger, data, added=[line])
-    return Added(entry.block_id, ledger_rel, number, line, mtime_ns, content_hash(data))
+    return Added(entry.block_id, ledger_rel, number, line, mtime_ns=mtime_ns,
+                 digest=content_hash(data))
 
 
 def _read_back(line: str) -> LedgerEntry:
@@ -262,7 +284,7 @@ def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (
     `ledger.before`. Returns the ledger's modification time after the write.
     """
     for line in added:
-        _no_control("a ledger line", line)
+        _no_control("line", line)
     folder = ledger.path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -274,8 +296,8 @@ def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (
             written = _fill(fh, data, ledger)
         _verify(ledger, written, replaced, added)
         if _read_bytes(ledger.path, ledger.rel) != ledger.before:
-            raise VaultmemError(f"{ledger.path.name} changed on disk while the line was being "
-                                "written: nothing written; run the command again")
+            raise VaultmemError(f"{ledger.path.name} changed on disk while vaultmem was "
+                                "writing it: nothing written; run the command again")
         os.replace(tmp, ledger.path)
     except OSError as exc:
         raise _write_error(exc, ledger.path) from None
