@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from vaultmem import appended
 from vaultmem.cli import main
+from vaultmem.schema import SCHEMA
 
 NOW = datetime(2026, 8, 15, 9, 0)
 LEDGER = "# Ledger\n\n- [ ] Pay the plumber 📅 2026-08-15\n- [ ] Call mum ^mum\n"
@@ -69,7 +70,7 @@ def test_a_line_never_indexed_before_the_editor_saved_is_lost_too(make_vault):
     _index(vault, 1)
     assert _lost(vault) == [added.id]
     restored = vault.restore(added.id)
-    assert restored.as_dict() == {"schema": 1, "id": added.id, "action": "restored",
+    assert restored.as_dict() == {"schema": SCHEMA, "id": added.id, "action": "restored",
                                   "ledger": "Ledger.md", "line": 6, "text": added.text}
     _index(vault, 2)
     assert _lost(vault) == [] and added.id in {e["id"] for e in vault.ledger().as_dict()["results"]}
@@ -110,8 +111,13 @@ def test_a_line_the_user_made_their_own_is_no_longer_watched(make_vault):
 
 
 def test_a_read_from_before_the_append_does_not_judge_it(make_vault):
+    """A run that read the ledger just before the line was appended (`watch` indexing
+    while `ledger add` writes) must not call it lost."""
+    from vaultmem.ledger_append import add
+
     vault = _vault(make_vault)
-    added = vault.add_commitment("Book the tiler")
+    added = add(vault.settings.vault, "Ledger.md", "Book the tiler")  # not indexed yet
+    appended.remember(vault.store, added, "2026-08-15T09:00:30")
     at = vault.store.execute("SELECT mtime_ns FROM appended WHERE id = ?",
                              [added.id]).fetchone()[0]
     with vault.store.atomic():
