@@ -33,18 +33,23 @@ MARKERS = (config.STORE_DIR, ".obsidian")  # folders that mark a vault's root
 def _when(now: datetime | date | str | None) -> datetime:
     """`now` as naive local time (clock.py's one rule); the system clock when None. A
     string is read as `--now` is ("2026-08-15", "2026-08-15T09:30"), a date as its
-    midnight."""
+    midnight. A moment out of `clock.in_range` is a UsageError naming the range."""
+    if now is None:
+        return clock.now()
     if isinstance(now, str):
         example = "an ISO date or datetime, e.g. 2026-08-15 or 2026-08-15T09:30"
         if not now.strip():
             raise UsageError(f"`now` is empty: give {example}, or None for the clock")
         try:
-            return clock.local_naive(datetime.fromisoformat(now.strip()))
+            now = datetime.fromisoformat(now.strip())
         except ValueError:
             raise UsageError(f"`now` {now!r} is not {example}") from None
-    if isinstance(now, date) and not isinstance(now, datetime):
-        return datetime.combine(now, datetime.min.time())
-    return clock.now() if now is None else clock.local_naive(now)
+    elif isinstance(now, date) and not isinstance(now, datetime):
+        now = datetime.combine(now, datetime.min.time())
+    try:
+        return clock.in_range(now)
+    except ValueError as exc:
+        raise UsageError(f"`now` {exc}") from None
 
 
 def _day(value: date | str | None, today: date, param: str) -> date | None:
@@ -155,20 +160,35 @@ class Vault:
 
     def index(self, *, full: bool = False, now: datetime | None = None, progress=None):
         """Bring the store up to date with the vault (incremental; `full` re-parses all)."""
+        from .errors import VaultGoneError
         from .indexer import index_vault
+        from .vault import folder_identity
 
-        with self.store.writer_lock("index"):
-            return index_vault(self.store, self.settings, self.embedder, now=_when(now),
-                               full=full, progress=progress)
+        when = _when(now)
+        folder = folder_identity(self.settings.vault)
+        try:
+            with self.store.writer_lock("index"):
+                return index_vault(self.store, self.settings, self.embedder, now=when,
+                                   full=full, progress=progress)
+        except Exception as exc:
+            # A vault deleted with its store inside fails the store first: say what happened.
+            if folder is not None and folder_identity(self.settings.vault) != folder:
+                raise VaultGoneError(self.settings.vault) from exc
+            raise
 
     def salience(self, *, now: datetime | None = None):
         """Recompute every note's standing salience and its components (SPEC 4)."""
+        from .indexer import stopped
         from .salience import run_salience
 
         when = _when(now)
         with self.store.writer_lock("salience"):
             run_id = self.store.start_run("salience", when.isoformat(timespec="seconds"))
-            report = run_salience(self.store, self.settings, when)
+            try:
+                report = run_salience(self.store, self.settings, when)
+            except BaseException as exc:
+                stopped(self.store, run_id, exc)
+                raise
             self.store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
                                   {"notes": report.notes, "seconds": report.seconds})
         return report
@@ -180,25 +200,44 @@ class Vault:
                        keywords: tuple[str, ...] | list[str] = (),
                        now: datetime | date | str | None = None):
         """Append one open commitment to the ledger note (the first of `ledger_notes`), in
-        its own syntax with a fresh block id, and bring the store in step with it.
+        its own syntax with a fresh block id, and bring the store in step with it. The
+        line is remembered (appended.py) so that an editor saving over it is noticed.
 
         Dates are dates or words, read against `now` as `suggestions` reads a note ("next
         friday", "2026-08-20"; a period such as "next week" is due on its last day, a
         week's Friday, and unless `start` is given opens the window on its first).
         """
+        from . import appended
         from .ledger_append import add
 
         when_ = _when(now)
         window, due_day = _due(due, when_.date())
         taken = {row[0] for row in self.store.execute("SELECT id FROM entries")}
         added = add(self.settings.vault, self.settings.ledger_notes[0], text, due=due_day,
-                    when=when, links=tuple(links), project=project, taken=taken,
+                    when=when, links=tuple(links), project=project,
+                    taken=taken | appended.ids(self.store),
                     start=_day(start, when_.date(), "start") or window,
                     scheduled=_day(scheduled, when_.date(), "scheduled"),
                     keywords=tuple(keywords))
+        appended.remember(self.store, added, clock.now().isoformat(timespec="seconds"))
         added.indexed = self._in_step(when_)
         added.unresolved = self._unresolved(links, added.ledger)
         return added
+
+    def restore(self, entry_id: str, *, drop: bool = False,
+                now: datetime | date | str | None = None):
+        """Put back a line vaultmem appended that the ledger was saved without (`ledger`
+        lists them under `lost`), or with `drop`, forget it: it is gone on purpose."""
+        from . import appended
+        from .ledger_append import append_line
+
+        stamp = _when(now).isoformat(timespec="seconds")
+        if drop:
+            return appended.drop(self.store, entry_id, stamp)
+        ledger, line = appended.lost_line(self.store, entry_id)
+        added = append_line(self.settings.vault, ledger, line)
+        appended.remember(self.store, added, stamp, entry_id)
+        return appended.Restored(entry_id, "restored", ledger, added.line, line)
 
     def complete_commitment(self, entry_id: str, *, on: date | str | None = None,
                             now: datetime | date | str | None = None):
@@ -358,9 +397,12 @@ class Vault:
 
     def ledger(self, *, include_closed: bool = False):
         """Ledger entries with status, linked notes and revision counts."""
+        from .appended import lost
         from .commitments import list_entries
 
-        return list_entries(self.store, include_closed)
+        result = list_entries(self.store, include_closed)
+        result.lost = lost(self.store)
+        return result
 
     def history(self, entry_id: str):
         """One entry's typed revisions (created, rescheduled, …, removed)."""

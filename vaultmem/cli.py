@@ -7,6 +7,7 @@ imported inside the commands so `vaultmem --help` stays light.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated
@@ -112,7 +113,7 @@ def index(
         with render.progress(not json_) as bar:
             report = rebuild_vault(vault_arg or vault, db, now=when, progress=bar)
         return render.index_report(report, json_)
-    with _vault(vault_arg or vault, db, create=True) as v, \
+    with _stop_on_sigterm("index"), _vault(vault_arg or vault, db, create=True) as v, \
             render.progress(not json_) as bar:
         report = v.index(full=full, now=when, progress=bar)
     render.index_report(report, json_)
@@ -136,6 +137,29 @@ def output_format(fmt: str | None, json_: bool) -> str | None:
 
 def _many(values: list[str] | None) -> list[str] | None:
     return values or None
+
+
+@contextmanager
+def _stop_on_sigterm(what: str):
+    """SIGTERM (a service manager, `kill`) stops a run as Ctrl-C does: between two
+    statements, the open transaction rolled back, the run recorded as interrupted, one
+    line and exit 1, instead of dying with the run still marked running."""
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if main_thread else None
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise VaultmemError(f"stopped: the {what} run was interrupted; what it committed is "
+                            f"kept, and the next `vaultmem {what}` finishes the rest") from None
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 @app.command()
@@ -229,7 +253,7 @@ def salience(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_
     from . import render
 
     when = parse_now(now)
-    with _vault(vault, db) as v:
+    with _stop_on_sigterm("salience"), _vault(vault, db) as v:
         report = v.salience(now=when)
     render.salience_report(report, json_)
 
@@ -379,6 +403,22 @@ def ledger_move(
     when_ = parse_now(now)
     with _vault(vault, db) as v:
         render.revised(v.reschedule_commitment(entry_id, due_on, now=when_), json_)
+
+
+@ledger_app.command("restore")
+def ledger_restore(
+    entry_id: Annotated[str, typer.Argument(
+        metavar="ID", help="A lost line's id, from `ledger` (or `status`).")],
+    drop: Annotated[bool, typer.Option(
+        "--drop", help="Forget it instead: the line was removed on purpose.")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+) -> None:
+    """Put back a line `ledger add` appended that the ledger was saved without (an editor
+    holding an older copy), or --drop the offer."""
+    from . import render
+
+    with _vault(vault, db) as v:
+        render.restored(v.restore(entry_id, drop=drop), json_)
 
 
 @ledger_app.command("suggest")
@@ -595,7 +635,7 @@ def main(argv: list[str] | None = None) -> int:
         from .store import explain  # a damaged or read-only store: one line, what to do
 
         if (known := explain(exc)) is not None:
-            sys.stderr.write(f"vaultmem: {known}\n")
+            sys.stderr.write(f"vaultmem: {in_terms(str(known), 'cli')}\n")
             return 1
         sys.stderr.write(f"vaultmem: internal error: {type(exc).__name__}: {exc} "
                          "(run with --debug for the traceback)\n")

@@ -419,12 +419,15 @@ class EntryRow(Item):
 
 @dataclass
 class EntryList:
-    """`vaultmem ledger`: entries with status, linked notes and revision counts."""
+    """`vaultmem ledger`: entries with status, linked notes and revision counts; `lost`:
+    lines vaultmem appended that the ledger was saved without (appended.py)."""
 
     results: list[EntryRow]
+    lost: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"schema": SCHEMA, "results": [r.as_dict() for r in self.results]}
+        return {"schema": SCHEMA, "results": [r.as_dict() for r in self.results],
+                "lost": self.lost}
 
 
 def list_entries(store: Store, include_closed: bool) -> EntryList:

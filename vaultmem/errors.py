@@ -1,5 +1,7 @@
 """The one exception family. Messages are for users: say what is wrong and what to do."""
 
+import shutil
+
 
 class VaultmemError(Exception):
     """A domain failure: the CLI prints the message on one line and exits 1."""
@@ -50,6 +52,39 @@ class StoreReadOnlyError(VaultmemError):
         super().__init__(
             f"the store {path} is read-only (its file or folder cannot be written): queries "
             f"work, but {what} needs write access")
+
+
+class NewerStoreError(VaultmemError):
+    """The store was made by a newer vaultmem: nothing is read or written."""
+
+    def __init__(self, path, schema: int, known: int, unknown: list[str] = ()):
+        names = f"; migrations unknown here: {', '.join(unknown)}" if unknown else ""
+        super().__init__(
+            f"the store {path} was made by a newer vaultmem (schema {schema} > {known}"
+            f"{names}): upgrade vaultmem (`pip install -U vaultmem`) to use it, or point "
+            "`db` at another store")
+
+
+class VaultGoneError(VaultmemError):
+    """The vault folder went away (deleted, moved, unmounted) before or during a run."""
+
+    def __init__(self, path):
+        super().__init__(
+            f"the vault disappeared at {path} (deleted, moved or unmounted) during the index "
+            "run: what the index held is kept; run `vaultmem index` again once the folder "
+            "is back")
+
+
+class DiskFullError(VaultmemError):
+    """The disk under the store (or the vault) has no room left for a write."""
+
+    def __init__(self, folder):
+        try:
+            free = f"{shutil.disk_usage(folder).free / 1e6:.0f} MB free"
+        except OSError:
+            free = "free space unknown"
+        super().__init__(f"the disk is full ({free} at {folder}): free some space, then run "
+                         "the command again (what was written before is kept)")
 
 
 # Core messages name a parameter or a call the way the library spells it, in backticks

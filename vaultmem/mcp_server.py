@@ -160,6 +160,10 @@ class Service:
         except Stopping:
             return error("the server is stopping")
         except Exception as exc:  # noqa: BLE001 - a bug: one line for the agent
+            from .store import explain  # a damaged or read-only store, a full disk
+
+            if (known := explain(exc)) is not None:
+                return error(str(known))
             if self.debug:
                 traceback.print_exc(file=sys.stderr)
             return error(f"internal error: {type(exc).__name__}: {exc} (start the server "
@@ -196,6 +200,9 @@ class Service:
                         "index as it is (it may miss the latest edits); the next call "
                         "catches up"]
             # Anything else (a bug in the indexer) must not cost the agent its answers.
+            from .store import explain
+
+            exc = explain(exc) or exc
             why = str(exc) if isinstance(exc, VaultmemError) else \
                 f"internal error: {type(exc).__name__}: {exc}"
             if self.debug and not isinstance(exc, VaultmemError):

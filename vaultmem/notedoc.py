@@ -3,6 +3,11 @@
 A read: the store is only queried, the file only read. The note is named by its
 vault-relative path, or by anything a wiki-link could name it by (`Bathroom`,
 `projects/house/Bathroom`), resolved as a link from the vault root would be.
+
+The file is read by the walker's rule (`vault.read_inside`): only if its real path is
+still inside the vault. A note marked deleted is shown as stored and its path is never
+read: whatever stands there now (a symlink to a file outside the vault, say) is not a
+note the index knows.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from .errors import NotFoundError
 from .rows import Item
 from .schema import SCHEMA
 from .store import Store
-from .vault import content_hash
+from .vault import content_hash, read_inside
 
 
 @dataclass
@@ -129,7 +134,7 @@ def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
     row = store.execute("SELECT title, frontmatter, hash, deleted FROM notes WHERE id = ?",
                         [note_id]).fetchone()
     title, fm, digest, deleted = row
-    data = _read(vault / path)
+    data = None if deleted else _read(vault, path)
     text = data.decode("utf-8-sig", errors="replace") if data is not None else None
     return NoteDoc(
         path=path, title=title, on_disk=data is not None,
@@ -144,10 +149,10 @@ def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
         salience=_salience(store, note_id))
 
 
-def _read(path: Path) -> bytes | None:
+def _read(vault: Path, path: str) -> bytes | None:
     try:
-        return path.read_bytes() if path.is_file() else None
-    except OSError:
+        return read_inside(vault, path)
+    except OSError:  # gone, unreadable, not a file, or its real path leaves the vault
         return None
 
 

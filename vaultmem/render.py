@@ -485,6 +485,8 @@ def ledger_list(result, as_json: bool) -> None:
     if as_json:
         emit_json(result.as_dict())
         return
+    for lost in getattr(result, "lost", []):
+        warn(f"{lost['ledger']}: {lost['message']}")
     if not result.results:
         warn("no ledger entries")
         return
@@ -662,6 +664,18 @@ def revised(result, as_json: bool) -> None:
         warn(f"  the done occurrence is kept as {kept} at {result.ledger}:"
              f"{result.occurrence['line']}: {result.occurrence['text']}")
     _not_indexed(result.indexed)
+
+
+def restored(result, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    sys.stdout.write(f"{result.id}\n")
+    if result.action == "dropped":
+        warn(f"{result.id}: forgotten; the line stays out of {result.ledger}")
+    else:
+        warn(f"put back in {result.ledger}:{result.line}: {result.text}\n"
+             "run `vaultmem index` to bring it into the store")
 
 
 def suggestions(result, as_json: bool) -> None:

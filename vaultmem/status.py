@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from . import appended
 from .config import Settings
 from .resolve import fold, names_attachment
 from .rows import Item
 from .schema import SCHEMA
-from .store import Store
+from .store import Store, writer_running
 from .vault import printable
 
 
@@ -62,7 +63,9 @@ def gather(store: Store, settings: Settings) -> dict:
                               "alias_of": aliases.get(fold(t), [])}
                              for p, ln, t, k in unresolved],
         "warnings": [{"path": p, "line": ln, "message": m} for p, ln, m in q(
-            "SELECT path, line, message FROM warnings ORDER BY path, line")],
+            "SELECT path, line, message FROM warnings ORDER BY path, line")]
+        + [{"path": lost["ledger"], "line": None, "message": lost["message"]}
+           for lost in appended.lost(store)],
         "ledger": _ledger_counts(store),
         "prospective": _prospective_counts(store),
         "candidates": _candidate_counts(store),
@@ -93,12 +96,18 @@ def _prospective_counts(store: Store) -> dict:
 
 
 def last_run(store: Store, kind: str) -> dict | None:
+    """The last run of `kind`. One still marked running while no process holds the writer
+    lock was killed (SIGKILL, a power cut): it is shown as interrupted, as the next run
+    will record it (`Store.start_run`)."""
     row = store.execute(
         "SELECT kind, started, finished, status, counts FROM runs WHERE kind = ? "
         "ORDER BY id DESC LIMIT 1", [kind]).fetchone()
     if not row:
         return None
-    return {"kind": row[0], "started": row[1], "finished": row[2], "status": row[3],
+    status = row[3]
+    if status == "running" and not writer_running(store.path):
+        status = "interrupted"
+    return {"kind": row[0], "started": row[1], "finished": row[2], "status": status,
             "counts": json.loads(row[4]) if row[4] else None}
 
 
