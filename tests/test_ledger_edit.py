@@ -365,3 +365,50 @@ def test_tasks_format_reads_what_add_writes(vault):
                                  links=["Bathroom"], project="house", now=NOW)
     task = tf.read(added.text)
     assert (task.due, task.block_link) == (date(2026, 9, 1), " ^c-order-tiles")
+
+
+# -- a recurring entry whose next occurrence reads as its line --------------------------
+
+
+@pytest.mark.integration
+def test_an_undated_rule_checked_off_keeps_one_history_end_to_end(tmp_path, capsys):
+    """The next occurrence of an undated rule (or a `when done` one checked off before
+    its date) is the very line it replaces: the id stays on it, with occurrence-done,
+    and a block id Tasks leaves on the done line stays with the commitment."""
+    root = write_files(tmp_path / "v", {"Ledger.md": (
+        "# Ledger\n\n- [ ] Meditate 🔁 every day\n- [ ] Stretch 🔁 every day ^s1\n"
+        "- [ ] Pay rent ⏫ 🔁 every day when done 📅 2026-08-17\n")})
+    assert main(["index", str(root), "--now", "2026-08-14"]) == 0
+    for ident in ("c-meditate", "s1", "c-pay-rent"):
+        capsys.readouterr()
+        assert main(["ledger", "done", ident, "--vault", str(root), "--now", "2026-08-16",
+                     "--json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert (doc["id"], doc["kind"], doc["occurrence"]["id"], doc["revision"]["kind"]) == (
+            ident, "occurrence-done", f"{ident}-2026-08-16", "occurrence-done")
+    assert main(["ledger", "--all", "--vault", str(root), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]
+    assert sorted((r["id"], r["status"]) for r in rows) == [
+        ("c-meditate", "open"), ("c-meditate-2026-08-16", "done"), ("c-pay-rent", "open"),
+        ("c-pay-rent-2026-08-16", "done"), ("s1", "open"), ("s1-2026-08-16", "done")]
+    fresh = tmp_path / "fresh.db"
+    assert main(["index", str(root), "--db", str(fresh), "--now", "2026-08-16"]) == 0
+    capsys.readouterr()
+    assert main(["ledger", "--all", "--vault", str(root), "--db", str(fresh), "--json"]) == 0
+    assert sorted((r["id"], r["status"]) for r in json.loads(
+        capsys.readouterr().out)["results"]) == sorted((r["id"], r["status"]) for r in rows)
+
+
+def test_a_block_id_on_the_done_line_stays_with_the_commitment_from_scratch(make_vault):
+    """Tasks leaves the block id on the done line: an index built from the file alone
+    gives the id to the open line, and the done ones their `<id>-<done date>` names."""
+    v = make_vault(ledger="- [ ] Water plants 🔁 every week 📅 2026-08-10 ^c-water\n",
+                   index_at=NOW)
+    v.complete_commitment("c-water", on="2026-08-10", now=NOW)
+    v.complete_commitment("c-water", on="2026-08-17", now=NOW)
+    history = [(e.id, e.status) for e in v.ledger(include_closed=True).results]
+    fresh = make_vault(root=v.settings.vault, db=v.settings.vault / "fresh.db",
+                       index_at=NOW)
+    assert [(e.id, e.status) for e in fresh.ledger(include_closed=True).results] == history
+    assert history == [("c-water", "open"), ("c-water-2026-08-17", "done"),
+                       ("c-water-2026-08-10", "done")]
