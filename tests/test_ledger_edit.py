@@ -405,10 +405,48 @@ def test_a_block_id_on_the_done_line_stays_with_the_commitment_from_scratch(make
     v = make_vault(ledger="- [ ] Water plants 🔁 every week 📅 2026-08-10 ^c-water\n",
                    index_at=NOW)
     v.complete_commitment("c-water", on="2026-08-10", now=NOW)
-    v.complete_commitment("c-water", on="2026-08-17", now=NOW)
+    v.complete_commitment("c-water", on="2026-08-17", now=datetime(2026, 8, 17))
     history = [(e.id, e.status) for e in v.ledger(include_closed=True).results]
     fresh = make_vault(root=v.settings.vault, db=v.settings.vault / "fresh.db",
                        index_at=NOW)
     assert [(e.id, e.status) for e in fresh.ledger(include_closed=True).results] == history
     assert history == [("c-water", "open"), ("c-water-2026-08-17", "done"),
                        ("c-water-2026-08-10", "done")]
+
+
+# -- a done or cancel date is a day that has come ---------------------------------------
+
+SUNDAY = datetime(2026, 8, 16, 9, 0)
+
+
+@pytest.mark.parametrize("on, day", [
+    ("friday", "2026-08-14"), ("Friday", "2026-08-14"), ("on friday", "2026-08-14"),
+    ("last friday", "2026-08-14"), ("past friday", "2026-08-14"), ("fri", "2026-08-14"),
+    ("sunday", "2026-08-16"),  # today is the last Sunday
+    ("last sunday", "2026-08-09"), ("yesterday", "2026-08-15"), ("today", "2026-08-16"),
+    ("2 days ago", "2026-08-14"), ("2026-08-01", "2026-08-01"),
+])
+def test_on_reads_words_backward(vault, on, day):
+    result = vault.complete_commitment("c-pay-plumber-invoice", on=on, now=SUNDAY)
+    assert result.text.endswith(f"✅ {day}")
+
+
+@pytest.mark.parametrize("on", ["2026-08-17", "next friday", "tomorrow", date(2026, 9, 1)])
+def test_a_done_or_cancel_date_in_the_future_is_refused(vault, on):
+    before = ledger_lines(vault)
+    with pytest.raises(UsageError, match=r"`on` .* is after today \(2026-08-16\)"):
+        vault.complete_commitment("c-pay-plumber-invoice", on=on, now=SUNDAY)
+    with pytest.raises(UsageError, match="is after today"):
+        vault.cancel_commitment("c-valve", on=on, now=SUNDAY)
+    assert ledger_lines(vault) == before
+
+
+def test_cli_done_on_a_weekday_is_the_last_one(vault, capsys, fake_model):
+    root = str(vault.settings.vault)
+    code = main(["ledger", "done", "c-pay-plumber-invoice", "--on", "friday", "--vault", root,
+                 "--now", "2026-08-16"])
+    assert code == 0 and "✅ 2026-08-14" in capsys.readouterr().err
+    code = main(["ledger", "cancel", "c-valve", "--on", "2026-08-20", "--vault", root,
+                 "--now", "2026-08-16"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("vaultmem: --on '2026-08-20' is after today")

@@ -35,43 +35,49 @@ def _when(now: datetime | date | str | None) -> datetime:
     string is read as `--now` is ("2026-08-15", "2026-08-15T09:30"), a date as its
     midnight."""
     if isinstance(now, str):
-        example = "an ISO date or datetime, e.g. 2026-08-15 or 2026-08-15T09:30"
-        if not now.strip():
-            raise UsageError(f"`now` is empty: give {example}, or None for the clock")
         try:
-            return clock.local_naive(datetime.fromisoformat(now.strip()))
-        except ValueError:
-            raise UsageError(f"`now` {now!r} is not {example}") from None
+            return clock.parse_now(now)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     if isinstance(now, date) and not isinstance(now, datetime):
         return datetime.combine(now, datetime.min.time())
     return clock.now() if now is None else clock.local_naive(now)
 
 
-def _day(value: date | str | None, today: date, param: str) -> date | None:
-    """A date given as a date, an ISO date or words ("next friday"), read against today."""
+def _window(value: date | str | None, today: date, param: str
+            ) -> tuple[date | None, date | None]:
+    """(window start, day) of a date given as a date, an ISO date or words ("next
+    friday"), read against today as `suggestions` reads a note: a period in words ("next
+    week") is its last day (a deadline) and opens its window on its first."""
     if value is None or isinstance(value, date):
-        return value
+        return None, value.date() if isinstance(value, datetime) else value
     from .form import read_window
 
     window = read_window(value, today)
     if window is None:
         raise UsageError(f"`{param}` {value!r} is not a date: give YYYY-MM-DD or words "
-                         "such as 'next friday' or 'in two weeks'")
-    return (window[0] or window[1]) if param in ("start", "scheduled") else window[1]
-
-
-def _due(value: date | str | None, today: date) -> tuple[date | None, date | None]:
-    """(window start, due date) for a due date: a period in words ("next week") is due
-    on its last day and opens its window on its first, as `suggestions` proposes."""
-    if value is None or isinstance(value, date):
-        return None, value
-    from .form import read_window
-
-    window = read_window(value, today)
-    if window is None:
-        raise UsageError(f"`due` {value!r} is not a date: give YYYY-MM-DD or words such "
-                         "as 'next friday' or 'by the end of the month'")
+                         "such as 'next friday' or 'by the end of the month'")
     return window
+
+
+def _first_day(value: date | str | None, today: date, param: str) -> date | None:
+    """A date that opens a window (`start`, `scheduled`): a period's first day."""
+    start, day = _window(value, today, param)
+    return start or day
+
+
+def _day_done(value: date | str | None, today: date) -> date:
+    """The day a commitment was done or cancelled (`on`, default today): words are read
+    backward ("friday": the last Friday), and the day has come."""
+    from .dates import day_back
+
+    back = day_back(value, today) if isinstance(value, str) else None
+    day = back or _window(value, today, "on")[1] or today
+    if day > today:
+        shown = repr(value) if isinstance(value, str) else day.isoformat()
+        raise UsageError(f"`on` {shown} is after today ({today.isoformat()}): a commitment "
+                         "is done or cancelled on a day that has come")
+    return day
 
 
 def find_root(start: Path) -> Path:
@@ -189,12 +195,12 @@ class Vault:
         from .ledger_append import add
 
         when_ = _when(now)
-        window, due_day = _due(due, when_.date())
+        window, due_day = _window(due, when_.date(), "due")
         taken = {row[0] for row in self.store.execute("SELECT id FROM entries")}
         added = add(self.settings.vault, self.settings.ledger_notes[0], text, due=due_day,
                     when=when, links=tuple(links), project=project, taken=taken,
-                    start=_day(start, when_.date(), "start") or window,
-                    scheduled=_day(scheduled, when_.date(), "scheduled"),
+                    start=_first_day(start, when_.date(), "start") or window,
+                    scheduled=_first_day(scheduled, when_.date(), "scheduled"),
                     keywords=tuple(keywords))
         added.indexed = self._in_step(when_)
         added.unresolved = self._unresolved(links, added.ledger)
@@ -208,7 +214,7 @@ class Vault:
         from .ledger_edit import complete
 
         when_ = _when(now)
-        day = _day(on, when_.date(), "on") or when_.date()
+        day = _day_done(on, when_.date())
         return self._revise(entry_id, when_, lambda *at: complete(*at, day))
 
     def cancel_commitment(self, entry_id: str, *, on: date | str | None = None,
@@ -217,7 +223,7 @@ class Vault:
         from .ledger_edit import cancel
 
         when_ = _when(now)
-        day = _day(on, when_.date(), "on") or when_.date()
+        day = _day_done(on, when_.date())
         return self._revise(entry_id, when_, lambda *at: cancel(*at, day))
 
     def reschedule_commitment(self, entry_id: str, due: date | str, *,
@@ -229,7 +235,7 @@ class Vault:
         when_ = _when(now)
         if due is None or (isinstance(due, str) and not due.strip()):
             raise UsageError("`due` is empty: give the new due date")
-        day = _due(due, when_.date())[1]
+        day = _window(due, when_.date(), "due")[1]
         return self._revise(entry_id, when_, lambda *at: reschedule(*at, day))
 
     def _revise(self, entry_id: str, now: datetime, edit):
