@@ -125,6 +125,8 @@ def test_every_tool_answers_its_command_document(root):
     ("search", {"text": "  "}, "the query is empty"),
     ("search", {"text": "x", "now": "someday"}, "`now` 'someday' is not an ISO date"),
     ("search", {"text": "x", "mode": "fuzzy"}, "bad arguments for search: mode:"),
+    ("search", {"text": "x", "weight": 50}, "setting weight = 50.0 (from `weight`) is not "
+                                            "allowed: use a number from 0 to 10"),
     ("get_note", {"path": "Nowhere"}, "no note 'Nowhere' in the index"),
     ("ledger_history", {"id": "c-nothing"}, "no ledger entry 'c-nothing': the `ledger` tool "
                                             "with include_closed lists every id"),

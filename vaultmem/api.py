@@ -19,7 +19,7 @@ mentions for salience unless `log=False`.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -78,6 +78,18 @@ def _day_done(value: date | str | None, today: date) -> date:
         raise UsageError(f"`on` {shown} is after today ({today.isoformat()}): a commitment "
                          "is done or cancelled on a day that has come")
     return day
+
+
+def _query_options(options: dict[str, Any], known: type) -> dict[str, Any]:
+    """A query's options, those that are settings (weight, mode, …) checked by the
+    settings' own rules (`config.check`): one route, one message, for every face."""
+    names = {f.name for f in fields(known)} - {"limit", "prefix", "log_mentions"}
+    unknown = sorted(set(options) - names)
+    if unknown:
+        raise UsageError(f"unknown query option(s) {unknown}: use {', '.join(sorted(names))}")
+    checked = config.check({k: v for k, v in options.items() if k in config.RULES},
+                           UsageError)
+    return {**options, **checked}
 
 
 def find_root(start: Path) -> Path:
@@ -313,6 +325,7 @@ class Vault:
             raise UsageError("the query is empty: say what you are looking for")
         if limit < 1:
             raise UsageError(f"limit {limit}: ask for at least one result")
+        options = _query_options(options, QueryOptions)
         opts = QueryOptions.from_settings(self.settings, limit=limit, prefix=prefix, **options)
         if not log:
             opts = replace(opts, log_mentions=0)

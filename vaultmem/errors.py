@@ -64,11 +64,11 @@ TERMS = {
         "db": "--db", "cands": "CAND",
         "ledger(include_closed=True)": "`vaultmem ledger --all`",
         "suggestions()": "`vaultmem ledger suggest`", "index()": "`vaultmem index`",
-        "query()": "`vaultmem query`",
+        "query()": "`vaultmem query`", "status()": "`vaultmem status --json`",
     },
     "mcp": {
         "ledger(include_closed=True)": "the `ledger` tool with include_closed",
-        "query()": "`search`", "index()": "indexing",
+        "query()": "`search`", "index()": "indexing", "status()": "the `status` tool",
         "suggestions()": "`vaultmem ledger suggest`",
     },
 }
