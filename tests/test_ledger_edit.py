@@ -450,3 +450,15 @@ def test_cli_done_on_a_weekday_is_the_last_one(vault, capsys, fake_model):
                  "--now", "2026-08-16"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("vaultmem: --on '2026-08-20' is after today")
+
+
+def test_add_reads_unresolved_links_as_the_index_resolved_them(vault, capsys, fake_model):
+    """A heading link and a labelled link name notes that exist: no warning for them."""
+    added = vault.add_commitment("Heading link", links=["Plumber#Invoice", "Mum|my mum",
+                                                        "No such note"], now=NOW)
+    assert added.unresolved == ["No such note"]
+    entry = next(e for e in vault.ledger().results if e.id == added.id)
+    assert entry.unresolved == added.unresolved
+    code = main(["ledger", "add", "Heading link again", "--link", "Plumber#Invoice", "--link",
+                 "Mum|my mum", "--vault", str(vault.settings.vault), "--now", "2026-08-16"])
+    assert code == 0 and "names no note" not in capsys.readouterr().err

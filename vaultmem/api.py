@@ -203,6 +203,8 @@ class Vault:
         Dates are dates or words, read against `now` as `suggestions` reads a note ("next
         friday", "2026-08-20"; a period such as "next week" is due on its last day, a
         week's Friday, and unless `start` is given opens the window on its first).
+        The result's `unresolved` are its links that name no note, as the index resolved
+        them (none are known when another run held the store: `indexed` is False).
         """
         from .ledger_append import add
 
@@ -215,7 +217,7 @@ class Vault:
                     scheduled=_first_day(scheduled, when_.date(), "scheduled"),
                     keywords=tuple(keywords))
         added.indexed = self._in_step(when_)
-        added.unresolved = self._unresolved(links, added.ledger)
+        added.unresolved = self._unresolved(added.id) if added.indexed else []
         return added
 
     def complete_commitment(self, entry_id: str, *, on: date | str | None = None,
@@ -279,15 +281,13 @@ class Vault:
             return False
         return True
 
-    def _unresolved(self, links, ledger: str) -> list[str]:
-        """The links of a new entry that name no note, as its ledger resolves them."""
-        from .resolve import Resolver
-        from .rows import Link
+    def _unresolved(self, entry_id: str) -> list[str]:
+        """A new entry's links that name no note, as the index resolved them: the very
+        `unresolved` that `ledger()` lists for it."""
+        from .commitments import list_entries
 
-        resolver = Resolver(self.store.path_ids())
-        return [name for name in links
-                if not resolver.resolve(Link(name.strip().removeprefix("[[").removesuffix("]]"),
-                                             "wiki", None, None, None, 0), ledger)]
+        return next((e.unresolved for e in list_entries(self.store, False).results
+                     if e.id == entry_id), [])
 
     def nudge(self, *, now: datetime | date | str | None = None, record: bool = True):
         """One proactive tick (SPEC 8): at most one message, or silence and why. It
