@@ -462,3 +462,85 @@ def test_add_reads_unresolved_links_as_the_index_resolved_them(vault, capsys, fa
     code = main(["ledger", "add", "Heading link again", "--link", "Plumber#Invoice", "--link",
                  "Mum|my mum", "--vault", str(vault.settings.vault), "--now", "2026-08-16"])
     assert code == 0 and "names no note" not in capsys.readouterr().err
+
+
+# -- refusals: nothing written, one line saying why --------------------------------------
+
+
+def test_a_line_changed_since_it_was_indexed_is_refused(vault, monkeypatch):
+    """The line is found by its text as indexed; edited on disk between the index run and
+    the rewrite, it is not rewritten from a stale reading."""
+    path = vault.settings.vault / "Ledger.md"
+    text = LEDGER.replace("replace the shower valve", "replace the shower valve now")
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(vault, "_in_step", lambda now: True)  # the edit lands after the run
+    with pytest.raises(VaultmemError) as refused:
+        vault.complete_commitment("c-valve", now=NOW)
+    assert str(refused.value) == ("Ledger.md:7: the entry's line changed on disk since the "
+                                  "ledger was indexed: nothing written; try again")
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_line_that_moved_is_found_by_its_text_and_twins_are_refused(tmp_path):
+    from vaultmem import ledger_edit
+
+    raw = "- [ ] Pay rent"
+    (tmp_path / "Ledger.md").write_text(f"# Ledger\n\nIntro.\n{raw}\n", encoding="utf-8")
+    done = ledger_edit.complete(tmp_path, "Ledger.md", 3, raw, date(2026, 8, 16))
+    assert (done.line, done.text) == (4, "- [x] Pay rent ✅ 2026-08-16")
+    (tmp_path / "Ledger.md").write_text(f"{raw}\n{raw}\nIntro.\n", encoding="utf-8")
+    with pytest.raises(VaultmemError, match="changed on disk since the ledger was indexed"):
+        ledger_edit.complete(tmp_path, "Ledger.md", 3, raw, date(2026, 8, 16))
+
+
+def test_a_rewrite_that_would_change_how_other_lines_read_is_refused(tmp_path):
+    """The last guard: whatever the new lines, every other entry must read as before (a
+    code fence opened by a new line would swallow the rest of the ledger)."""
+    from vaultmem import ledger_edit
+
+    text = "- [ ] Pay rent\n- [ ] Call Jo [[Jo]]\n"
+    (tmp_path / "Ledger.md").write_text(text, encoding="utf-8")
+    with pytest.raises(VaultmemError, match="would change how other lines of Ledger.md read"):
+        ledger_edit._edit(tmp_path, "Ledger.md", 1, "- [ ] Pay rent",
+                          lambda old: ["```", "- [x] Pay rent ✅ 2026-08-16"])
+    assert (tmp_path / "Ledger.md").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("line, ident, message", [
+    ("- [ ] Walk 🔁 every day 🏁 delete 📅 2026-08-16", "c-walk",
+     "the entry says 🏁 delete: Tasks would delete its line, and vaultmem never deletes a "
+     "ledger line; check it off in Obsidian"),
+    ("- [ ] Pay the council 📅 2026-02-30", "c-pay-council",
+     "a date on the line is not a real day (2026-02-30 is not a day): fix it in the ledger "
+     "first"),
+])
+def test_a_line_vaultmem_must_not_rewrite_is_refused(make_vault, line, ident, message):
+    v = make_vault(ledger=line + "\n", index_at=NOW)
+    with pytest.raises(VaultmemError) as refused:
+        v.complete_commitment(ident, now=NOW)
+    assert str(refused.value) == message
+    assert ledger_lines(v) == [line]
+
+
+def test_an_entry_removed_from_the_ledger_is_refused(vault):
+    path = vault.settings.vault / "Ledger.md"
+    text = LEDGER.replace("- [ ] Call Mum [due:: 2026-08-20] [start:: 2026-08-12] [[Mum]]\n", "")
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(VaultmemError) as refused:
+        vault.reschedule_commitment("c-call-mum", "2026-08-30", now=NOW)
+    assert str(refused.value) == ("c-call-mum is no longer in the ledger (removed): nothing "
+                                  "written")
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_line_written_while_another_run_holds_the_index_is_recorded_later(vault):
+    from vaultmem.store import writer_lock
+
+    with writer_lock(vault.settings.db, "index"):
+        result = vault.complete_commitment("c-pay-plumber-invoice", now=NOW)
+    assert (result.kind, result.revision, result.indexed) == ("done", None, False)
+    assert ledger_lines(vault)[5].endswith("✅ 2026-08-16")
+    assert vault.history("c-pay-plumber-invoice").status == "open"  # not indexed yet
+    vault.index(now=NOW)
+    assert [r.kind for r in vault.history("c-pay-plumber-invoice").revisions] == [
+        "created", "done"]

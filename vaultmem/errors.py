@@ -69,7 +69,8 @@ TERMS = {
     "mcp": {
         "ledger(include_closed=True)": "the `ledger` tool with include_closed",
         "query()": "`search`", "index()": "indexing", "status()": "the `status` tool",
-        "suggestions()": "`vaultmem ledger suggest`",
+        # no tool lists candidates: they are the user's to review
+        "suggestions()": "the user's `vaultmem ledger suggest`",
     },
 }
 
