@@ -382,9 +382,9 @@ class Vault:
 
     def status(self):
         """Counts, last runs, unresolved links, warnings, and every effective setting."""
-        from .status import Status, gather
+        from .status import gather
 
-        return Status(gather(self.store, self.settings))
+        return gather(self.store, self.settings)
 
     # -- Form: commitments found in notes ----------------------------------------------
 

@@ -14,6 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .commitments import FiringRow
 
 _err_console = None
 _out_console = None
@@ -152,7 +156,7 @@ def _highlighted(snippet: str, query: str):
     return text
 
 
-def _firing_strip(firing: list[dict]) -> None:
+def _firing_strip(firing: list[FiringRow]) -> None:
     """What fires now, above the results: each commitment, on the query or in the
     background, and why (a due commitment is never silent)."""
     if not firing:
@@ -280,7 +284,7 @@ def due(result, as_json: bool) -> None:
             group = item.group
             out.print(f"[bold underline]{GROUP_TITLES[group]}[/]")
         notes = ", ".join(item.notes) or "no linked notes"
-        out.print(f"  [bold]{_esc(item.entry.action)}[/]  [dim]{_esc(item.entry.id)}[/]\n"
+        out.print(f"  [bold]{_esc(item.action)}[/]  [dim]{_esc(item.id)}[/]\n"
                   f"    why: {_esc(item.why)}\n    notes: {_esc(notes)}", highlight=False)
 
 
