@@ -83,7 +83,7 @@ def _day_done(value: date | str | None, today: date) -> date:
 def _query_options(options: dict[str, Any], known: type) -> dict[str, Any]:
     """A query's options, those that are settings (weight, mode, …) checked by the
     settings' own rules (`config.check`): one route, one message, for every face."""
-    names = {f.name for f in fields(known)} - {"limit", "prefix", "log_mentions"}
+    names = {f.name for f in fields(known)} - {"limit", "prefix"}
     unknown = sorted(set(options) - names)
     if unknown:
         raise UsageError(f"unknown query option(s) {unknown}: use {', '.join(sorted(names))}")
