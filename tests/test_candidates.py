@@ -11,6 +11,7 @@ import pytest
 
 from vaultmem import Vault, migrations
 from vaultmem.errors import NotFoundError, UsageError, VaultmemError
+from vaultmem.schema import SCHEMA
 
 from .conftest import FakeEmbedder, write_files
 
@@ -155,7 +156,7 @@ def test_an_older_store_reparses_once_to_fill_the_table(root):
 
 def test_suggestions_offer_the_ledger_line_with_confidence_and_why(vault):
     doc = vault.suggestions().as_dict()
-    assert (doc["schema"], doc["threshold"], doc["in_ledger"]) == (1, 0.5, 0)
+    assert (doc["schema"], doc["threshold"], doc["in_ledger"]) == (SCHEMA, 0.5, 0)
     first = doc["results"][0]
     assert first["proposed"] == ("- [ ] Send Ana the slides [[2026-03-02]] [[Ana]] "
                                  "📅 2026-03-06 ^c-send-ana-slides")
@@ -175,7 +176,7 @@ def test_suggest_changes_nothing_on_disk_and_accept_appends_one_line(vault, root
     vault.index(now=datetime(2026, 3, 3, 9))
     assert snapshot(root) == before  # zero writes to the vault without accept
     decision = vault.accept("f-send-ana-slides").as_dict()
-    assert decision == {"schema": 1, "results": [{
+    assert decision == {"schema": SCHEMA, "results": [{
         "id": "f-send-ana-slides", "status": "accepted", "entry": "c-send-ana-slides",
         "ledger": "Ledger.md", "line": 3,
         "text": "- [ ] Send Ana the slides [[2026-03-02]] [[Ana]] 📅 2026-03-06 "

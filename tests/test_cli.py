@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from vaultmem.cli import main
+from vaultmem.schema import SCHEMA
 
 from .conftest import FIXTURES, ROOT
 
@@ -255,7 +256,7 @@ def test_every_json_document_is_the_librarys_as_dict(indexed, make_vault, capsys
     assert {k: v for k, v in got.items() if k != "seconds"} == {
         k: v for k, v in query.items() if k != "seconds"}
     for doc in (*expected.values(), got):
-        assert doc["schema"] == 1
+        assert doc["schema"] == SCHEMA
 
 
 def test_due_twice_gives_the_same_document(indexed, capsys):

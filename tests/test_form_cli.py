@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from vaultmem.cli import main
+from vaultmem.schema import SCHEMA
 
 from .conftest import write_files
 
@@ -115,4 +116,4 @@ def test_suggest_json_is_the_librarys_as_dict(tmp_path, capsys):
     with Vault.open(vault) as v:
         expected = v.suggestions().as_dict()
     assert cli_json(capsys, "ledger", "suggest", "--vault", vault) == expected
-    assert expected["schema"] == 1 and len(expected["results"]) == 1
+    assert expected["schema"] == SCHEMA and len(expected["results"]) == 1

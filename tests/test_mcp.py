@@ -61,7 +61,7 @@ def test_tools_are_listed_for_an_agent(root):
     assert set(tools) == set(TOOLS) == {"search", "get_note", "due", "ledger",
                                         "ledger_history", "add_commitment",
                                         "complete_commitment", "cancel_commitment",
-                                        "reschedule_commitment", "status"}
+                                        "reschedule_commitment", "status", "nudge"}
     for tool in tools.values():
         assert len(tool.description) > 200 and "document" in tool.description, tool.name
         for name, prop in tool.input_schema.get("properties", {}).items():
@@ -74,6 +74,24 @@ def test_tools_are_listed_for_an_agent(root):
     assert tools["complete_commitment"].annotations.destructive_hint is True
     assert set(tools["reschedule_commitment"].input_schema["required"]) == {"id", "due"}
     assert set(tools["due"].input_schema["properties"]) == {"context", "now", "horizon"}
+    assert set(tools["nudge"].input_schema["properties"]) == {"context", "now"}
+    assert tools["nudge"].annotations.read_only_hint is False
+
+
+def test_nudge_takes_the_last_search_as_its_context(root):
+    """An agent's last search is the user's situation: a trigger it matches may nudge."""
+    async def calls(client):
+        plain = doc(await client.call_tool("nudge", {"now": "2026-08-15T10:30",
+                                                     "context": "reading a book"}))
+        await client.call_tool("search", {"text": "the guests are coming this weekend",
+                                          "log": False})
+        cued = doc(await client.call_tool("nudge", {"now": "2026-08-15T10:45"}))
+        return plain, cued
+
+    plain, cued = session(root, calls)
+    assert plain["nudge"]["id"] != "c-valve"
+    assert "c-valve" not in [c["id"] for c in plain["candidates"] if c["terms"]["cue"]]
+    assert cued["nudge"]["id"] == "c-valve" and cued["nudge"]["terms"]["cue"] > 0
 
 
 def test_search_answers_the_query_document(root):

@@ -14,6 +14,8 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from vaultmem.schema import SCHEMA
+
 from .conftest import FIXTURES
 
 pytestmark = pytest.mark.integration
@@ -78,8 +80,8 @@ def test_an_agent_session_over_stdio(vault):
     tools, found, note, added, due, before, edited, bad = drive(vault, calls)
     assert tools == ["search", "get_note", "due", "ledger", "ledger_history",
                      "add_commitment", "complete_commitment", "cancel_commitment",
-                     "reschedule_commitment", "status"]
-    assert found["schema"] == 1 and found["results"][0]["path"] == "projects/house/Bathroom.md"
+                     "reschedule_commitment", "status", "nudge"]
+    assert found["schema"] == SCHEMA and found["results"][0]["path"] == "projects/house/Bathroom.md"
     assert note["path"] == "projects/house/Bathroom.md" and note["text"].startswith("---")
     assert added["id"] == "c-book-tiler" and added["ledger"] == "Ledger.md"
     assert "c-book-tiler" in [r["id"] for r in due["results"]]

@@ -289,14 +289,28 @@ class Vault:
         return next((e.unresolved for e in list_entries(self.store, False).results
                      if e.id == entry_id), [])
 
-    def nudge(self, *, now: datetime | date | str | None = None, record: bool = True):
+    def nudge(self, *, now: datetime | date | str | None = None, context: str | None = None,
+              record: bool = True):
         """One proactive tick (SPEC 8): at most one message, or silence and why. It
         records what it shows (fatigue and the daily cap count it); `record=False` is a
-        dry run that stores nothing."""
+        dry run that stores nothing. `context`: what the user is doing now; an entry whose
+        trigger it matches may nudge on that cue."""
         from .nudge import tick
 
-        return tick(self.store, self.settings, _when(now),
-                    oscillation=self.settings.nudge_oscillation, record=record)
+        when = _when(now)
+        cues = self.cues(context, now=when) if context and context.strip() else {}
+        return tick(self.store, self.settings, when,
+                    oscillation=self.settings.nudge_oscillation, cues=cues, record=record)
+
+    def cues(self, context: str, *, now: datetime | date | str | None = None
+             ) -> dict[str, str]:
+        """{entry id: why} for the open entries whose trigger `context` matches: the due
+        set's "triggered" group, fired on the context itself (grounded, not by a date in
+        the condition), by the very matcher `due --context` uses, so that a nudge and the
+        due set never disagree about a cue."""
+        found = self.due(context=context, now=now, horizon=0)  # read by its JSON's names
+        return {item.id: item.why for item in found.results
+                if item.group == "triggered" and item.grounded}
 
     def feedback(self, item_id: str, answer: str, *, snooze=None, now: datetime | None = None):
         """Record the answer to an item's latest nudge: accept, dismiss or snooze."""

@@ -371,7 +371,11 @@ def get(
 @app.command()
 def nudge(
     verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="When silent, say why on stderr.")] = False,
+        "--verbose", "-v", help="On stderr: why it is silent, and the top candidates with "
+        "their terms and the rule that held each back.")] = False,
+    context: Annotated[str | None, typer.Option(
+        "--context", help="What you are doing now: an entry whose trigger it matches may "
+        "nudge on that cue (the matcher of `due --context`).", show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Record nothing: what a tick would show (for trying --now).")] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
@@ -384,7 +388,7 @@ def nudge(
 
     when = parse_now(now)
     with _vault(vault, db) as v:
-        result = v.nudge(now=when, record=not dry_run)
+        result = v.nudge(now=when, context=context, record=not dry_run)
     render.nudge(result, json_, verbose)
 
 

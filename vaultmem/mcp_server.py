@@ -46,8 +46,9 @@ situation as the text: commitments whose condition it matches fire and lift thei
 `get_note` to read one in full, `due` for what needs doing now, `ledger` and
 `ledger_history` for the commitments, `add_commitment` to record a new one the user states,
 `complete_commitment`, `cancel_commitment` and `reschedule_commitment` when the user did,
-dropped or moved one, and `status` for what is indexed. Paths are vault-relative. Every
-answer reflects the vault as it is on disk at the time of the call."""
+dropped or moved one, `nudge` when you could raise one reminder unprompted (it weighs the
+last search as the user's situation), and `status` for what is indexed. Paths are
+vault-relative. Every answer reflects the vault as it is on disk at the time of the call."""
 
 
 def say(message: str) -> None:
@@ -94,6 +95,7 @@ class Service:
     def __init__(self, path: Path | None, db: Path | None, *, watch: bool = True,
                  debug: bool = False, embedder=None, create: bool = False):
         self.debug = debug
+        self.context: str | None = None  # the user's situation as an agent last gave it
         self.doing = "opening the vault"
         self.stopping = False
         self.first = False
@@ -305,6 +307,8 @@ class Tools:
         is merely due), with the notes it links and why; `stale` names indexed notes gone
         from disk (never returned). Notes edited, added or deleted on disk are reflected.
         """
+        self.service.context = text
+
         def run(vault):
             return vault.query(text, now=now, log=log, limit=limit,
                                prefix=prefix, weight=weight, mode=mode,
@@ -346,8 +350,29 @@ class Tools:
         written), `notes` (the notes it concerns). A read: asking twice gives the same
         answer. Use it when the user asks what is due, or to check a situation.
         """
+        if context and context.strip():
+            self.service.context = context
         return await self.service.call(lambda vault: vault.due(
             context=context, now=now, horizon=horizon).as_dict())
+
+    async def nudge(
+        self,
+        context: Annotated[str | None, Field(description=(
+            "The user's current situation; default: the text of the last search (or the "
+            "last due context) this server was given."))] = None,
+        now: Now = None,
+    ) -> CallToolResult:
+        """One proactive tick: the `vaultmem nudge --json` document, at most one reminder.
+
+        `nudge` is the commitment or idea worth raising now (`id`, `kind`, `text`, `why`,
+        `value`, `notes`, `terms`), or null with `silent_because`; `candidates` are the top
+        few with their terms and the rule that held each back. A commitment whose trigger
+        the context matches may be the one. It records what it showed (fatigue, the daily
+        cap), so call it when you would interrupt the user, not to browse: use due for that.
+        """
+        situation = context if context and context.strip() else self.service.context
+        return await self.service.call(lambda vault: vault.nudge(
+            now=now, context=situation).as_dict())
 
     async def ledger(
         self,
@@ -481,7 +506,7 @@ class Tools:
 TOOLS = {  # name -> annotations
     "search": READ, "get_note": READ, "due": READ, "ledger": READ, "ledger_history": READ,
     "add_commitment": APPEND, "complete_commitment": REVISE, "cancel_commitment": REVISE,
-    "reschedule_commitment": REVISE, "status": READ,
+    "reschedule_commitment": REVISE, "status": READ, "nudge": APPEND,
 }
 
 

@@ -409,13 +409,26 @@ def nudge(result, as_json: bool, verbose: bool = False) -> None:
         emit_json(result.as_dict())
         return
     n = result.nudge
+    if verbose:  # silence is a first-class answer; asked, it says why
+        _nudge_candidates(result)
     if n is None:
-        if verbose:  # silence is a first-class answer; asked, it says why
-            warn(f"silent: {result.reason} ({result.candidates} candidate(s))")
         return
     notes = "".join(f"\n  → {p}" for p in n.item.notes)
     sys.stdout.write(f"{n.item.text}\n  why now: {n.why}  [{n.item.id}]{notes}\n"
                      f"  answer: vaultmem feedback {n.item.id} accept|dismiss|snooze\n")
+
+
+def _nudge_candidates(result) -> None:
+    """`nudge -v` on stderr: the verdict, then each top candidate's sum and what held it."""
+    head = "nudged" if result.nudge else f"silent: {result.reason}"
+    lines = [f"{head} ({result.open} open item(s), θ = {result.theta:.2f})"]
+    for c in result.candidates:
+        t = c.terms
+        lines.append(
+            f"  {c.item.id}  V {c.value:.2f} = base {t.base:.2f} + urgency {t.urgency:.2f} "
+            f"+ hours {t.hours:.2f} + cue {t.cue:.2f} + novelty {t.novelty:.2f} "
+            f"− fatigue {t.fatigue:.2f}  [{c.held or 'nudged'}]")
+    warn("\n".join(lines))
 
 
 def feedback(result, as_json: bool) -> None:
