@@ -283,8 +283,11 @@ def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (
     from the temporary file, and the rename happens only if the ledger on disk is still
     `ledger.before`. Returns the ledger's modification time after the write.
     """
+    # A rewrite may carry what the user's own line already held; nothing new may come in.
+    lines = ledger.text.splitlines()
+    held = {c for n in replaced if 0 < n <= len(lines) for c in _CONTROL.findall(lines[n - 1])}
     for line in added:
-        _no_control("line", line)
+        _no_control("line", "".join(c for c in line if c not in held))
     folder = ledger.path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -236,7 +236,7 @@ class Store:
         """
         path = Path(path)
         if path.exists() and not path.is_file():
-            raise VaultmemError(f"{path} is not a regular file: point --db (or VAULTMEM_DB) "
+            raise VaultmemError(f"{path} is not a regular file: point `db` (or VAULTMEM_DB) "
                                 "at a store file, e.g. <vault>/.vaultmem/vaultmem.db")
         if not path.exists():
             if not create:
@@ -245,12 +245,12 @@ class Store:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise VaultmemError(f"cannot create the store at {path} "
-                                    f"({exc.strerror}): pass a writable --db") from None
+                                    f"({exc.strerror}): pass a writable `db`") from None
         store = cls._open_rw(path) if _writable(path) else None
         if store is None:
             if not path.exists():
                 raise VaultmemError(f"cannot create the store at {path} (its folder is "
-                                    "read-only): pass a writable --db")
+                                    "read-only): pass a writable `db`")
             store = cls(cls._guarded(_connect_read_only, path), path, read_only=True)
         _OPENED["last"] = path
         return store
