@@ -163,6 +163,22 @@ def test_removed_entries_are_kept_and_listed_only_with_closed_ones(edited):
         "2026-08-20", "2026-08-20", "Ledger.md", 1)
 
 
+def test_a_line_put_back_with_its_block_id_reopens_the_removed_entry(vault):
+    # Fails before the fix: the line came back as a new entry, c-forward-damp-photos.
+    line = "- [ ] Forward the damp photos [when:: the landlord replies] ^c-landlord\n"
+    rent = "- [ ] Pay rent 📅 2026-08-15 ^c-rent\n"
+    vault.ledger(rent + line, 1)
+    vault.ledger(rent, 2)
+    vault.ledger(rent + line.replace("photos", "photos again"), 3)
+    assert [op for op in vault.entry_ops() if op[2] == "c-landlord"] == [
+        ("2026-08-01T00:00:00", "created", "c-landlord"),
+        ("2026-08-02T00:00:00", "removed", "c-landlord"),
+        ("2026-08-03T00:00:00", "reopened", "c-landlord"),
+        ("2026-08-03T00:00:00", "overridden", "c-landlord")]
+    open_ids = [e["id"] for e in commitments.list_entries(vault.store, False).results]
+    assert open_ids == ["c-rent", "c-landlord"]
+
+
 def test_identity_survives_a_reword_and_a_reschedule_at_once(vault):
     vault.ledger("- [ ] Pay the plumber invoice 📅 2026-08-15 [[Plumber]]\n", 1)
     vault.ledger("- [ ] Pay the plumber's final invoice 📅 2026-08-22 [[Plumber]]\n", 2)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .config import Settings
 from .embed import embed_text
-from .ledger import Known, LedgerEntry, parse_ledger, reconcile
+from .ledger import Known, LedgerEntry, Revision, parse_ledger, reconcile
 from .rows import Link
 from .store import Store
 from .vault import content_hash
@@ -57,7 +57,12 @@ def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
     known = [Known(row[0], entry_from_json(row[1])) for row in store.execute(
         "SELECT id, entry FROM entries WHERE ledger_path = ? AND present = 1", [path])]
     taken = {row[0] for row in store.execute("SELECT id FROM entries")}
-    for entry_id, entry, revisions in reconcile(known, entries, taken):
+    revived = _revivable(store, entries)
+    for entry_id, entry, revisions in reconcile(known + revived, entries, taken):
+        if entry_id in {k.id for k in revived}:
+            if entry is None:
+                continue  # still gone: it was removed once, and stays so
+            revisions = [Revision("reopened", {"from": "removed"}), *revisions]
         if entry is None:
             store.execute("UPDATE entries SET present = 0, updated_at = ? WHERE id = ?",
                           [stamp, entry_id])
@@ -66,6 +71,18 @@ def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
         for rev in revisions:
             store.add_op(stamp, rev.kind, note_id, entry_id, rev.detail)
     return [(path, w.line, w.message) for w in warnings]
+
+
+def _revivable(store: Store, entries: list[LedgerEntry]) -> list[Known]:
+    """Removed entries whose block id is back in the ledger: the line was put back, so the
+    commitment is reopened on its old id with its history (SPEC 3), not created anew."""
+    ids = [e.block_id for e in entries if e.block_id]
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    return [Known(row[0], entry_from_json(row[1])) for row in store.execute(
+        f"SELECT id, entry FROM entries WHERE present = 0 AND (id IN ({marks}) "
+        f"OR block_id IN ({marks}))", [*ids, *ids])]
 
 
 def _write_entry(store: Store, entry_id: str, path: str, entry: LedgerEntry, stamp: str):
