@@ -320,7 +320,9 @@ def test_a_trigger_entry_fires_only_with_a_matching_context(due_vault):
     assert due_vault.due(3) == []
     assert due_vault.due(3, context="lunch with sam on friday") == []
     assert due_vault.due(3, context="The vendor quote arrived") == [
-        ("c-reconcile-estimate", "trigger", "trigger matched: arriv, quot, vendor")]
+        ("c-reconcile-estimate", "trigger", "trigger matched (strong cue): words arriv, quot, "
+         "vendor (100% of its weight); by meaning: the context ~ condition+action «When vendor "
+         "quote arrives, Reconcile the estimate» (cosine 0.67, +0.67 over the next entry)")]
 
 
 def test_the_semantic_half_fires_where_keywords_fall_short(due_vault):
@@ -329,8 +331,8 @@ def test_the_semantic_half_fires_where_keywords_fall_short(due_vault):
     [(entry, kind, why)] = due_vault.due(3, context="vendor")
     assert (entry, kind, why) == (
         "c-reconcile-estimate", "trigger",
-        "trigger matched by meaning: the context ~ condition «vendor quote arrives» "
-        "(cosine 0.58)")
+        "trigger matched (weak cue): by meaning: the context ~ condition «vendor quote "
+        "arrives» (cosine 0.58, +0.58 over the next entry)")  # below strong_threshold 0.6
 
 
 def test_the_due_set_lists_overdue_then_due_today_then_triggered(due_vault):
@@ -364,7 +366,9 @@ def test_the_due_set_is_grouped_overdue_today_triggered_open_upcoming(vault):
     assert rows == [
         ("overdue", "c-clear-gutter", "overdue since 2026-08-14"),
         ("today", PAY, "due today (2026-08-15)"),
-        ("triggered", "c-reconcile-estimate", "trigger matched: arriv, quot, vendor"),
+        ("triggered", "c-reconcile-estimate", "trigger matched (strong cue): words arriv, "
+         "quot, vendor (100% of its weight); by meaning: the context ~ condition «vendor quote "
+         "arrives» (cosine 0.87, +0.87 over the next entry)"),
         ("open", "c-renew-passport", "window open since 2026-08-12, due 2026-08-30"),
         ("upcoming", "c-book-ferry", "due in 4 days (2026-08-19)"),
     ]

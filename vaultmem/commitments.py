@@ -12,8 +12,9 @@ from datetime import date, datetime, timedelta
 
 import numpy as np
 
-from . import clock, trigger
+from . import clock, cue, trigger
 from .config import Settings
+from .cue import Cue
 from .schema import SCHEMA
 from .store import Store
 
@@ -44,12 +45,19 @@ class Firing:
     details: dict = field(default_factory=dict)
     grounded: bool = False  # fires on the query (its moment), not just in the background
     strength: float = 0.0  # the match's score; grounded firings are ordered by it
+    strong: bool = False  # a grounded match strong enough to be placed at fire_slot
 
     def as_dict(self, notes: list[str]) -> dict:
         """The firing lane's row (SPEC 1): what fires, on the query or in the background."""
         return {"id": self.entry.id, "action": self.entry.action, "grounded": self.grounded,
-                "kind": self.kind, "strength": round(self.strength, 3), "notes": notes,
-                "why": self.why}
+                "kind": self.kind, "strength": round(self.strength, 3),
+                "confidence": self.confidence, "notes": notes, "why": self.why}
+
+    @property
+    def confidence(self) -> str | None:
+        """"strong" (placed at fire_slot) or "weak" (the multiplier alone) for a grounded
+        firing; None for an ambient one."""
+        return ("strong" if self.strong else "weak") if self.grounded else None
 
 
 def may_fire_on(store: Store, now: datetime) -> bool:
@@ -78,27 +86,38 @@ def _day(value: str | None) -> date | None:
 
 def fire(entries: list[OpenEntry], now: datetime, settings: Settings,
          context: trigger.Context | None, views: dict[str, list[tuple[str, str, np.ndarray]]],
-         nearest: list[tuple[int, float]] = ()) -> list[Firing]:
+         nearest: list[tuple[int, float]] = (), weights: dict[str, float] | None = None,
+         rare=None) -> list[Firing]:
     """Which open entries fire at `now` for `context`, each with its reason and kind.
 
     `views`: {entry id: [(view kind, text, vector or None)]}, computed at index time.
     `nearest`: the notes closest to the whole context, (note id, cosine), best first.
+    `weights`: {stem: IDF over the vault} for the conditions' words (1 where missing);
+    `rare`: see `cues_for`.
     Grounded firings (the context is the entry's moment, or is about a dated entry whose
-    window is open) come first, strongest first; then ambient ones (a window open, or a
-    date named in a condition arrived), longest open first.
+    window is open) come first, strongest first; then ambient ones (a date named in a
+    condition arrived, then a window open), most urgent first.
     """
     today = now.date()
+    cues = cues_for(entries, settings, context, views, nearest, weights or {}, today, rare)
     text = context.text if context else ""
     semantic = _semantic(entries, today, settings, context, views, nearest)
     grounded, ambient = [], []
     for i, entry in enumerate(entries):
-        firing = _fire_one(entry, today, settings, text, semantic.get(i), views.get(entry.id, []))
+        firing = _fire_one(entry, today, settings, text, cues.get(entry.id), semantic.get(i),
+                           views.get(entry.id, []))
         if firing is None:
             continue
         (grounded if firing.grounded else ambient).append(firing)
     grounded.sort(key=lambda f: -f.strength)
-    ambient.sort(key=lambda f: (f.kind != "trigger", f.entry.fires_from or today))
+    ambient.sort(key=lambda f: (f.kind != "trigger", _urgency(f.entry, today)))
     return grounded + ambient
+
+
+def _urgency(entry: OpenEntry, today: date) -> date:
+    """Most urgent first: the earliest due date (the longest overdue), else the window's
+    start."""
+    return entry.due or entry.fires_from or today
 
 
 def _in_window(entry: OpenEntry, today: date) -> bool:
@@ -107,8 +126,8 @@ def _in_window(entry: OpenEntry, today: date) -> bool:
 
 def _semantic(entries, today, settings, context, views, nearest
               ) -> dict[int, trigger.SemanticHit]:
-    """The semantic half for every entry at once: conditions ("is this its moment?") and,
-    for dated entries whose window is open, their own text ("is the query about it?").
+    """The semantic half of "is the query about this dated entry" (its own text, for
+    entries whose window is open), with every open entry's views in competition.
 
     A context much closer to some note than to any view of an entry is a question about
     that note, not the entry's moment: a view must reach `note_ratio` of the context's
@@ -116,20 +135,30 @@ def _semantic(entries, today, settings, context, views, nearest
     """
     if context is None or context.vecs is None:
         return {}
-    candidates = []
+    candidates = _candidates(entries, today, views)
+    need = {"trigger": 2.0, "about": settings.about_threshold}  # triggers: see cues_for
+    return trigger.best_matches(context, candidates, need, settings.clause_offset, 0.0,
+                                _floors(entries, candidates, settings, nearest))
+
+
+def _candidates(entries, today, views) -> list[trigger.View]:
+    out = []
     for i, entry in enumerate(entries):
         for kind, text, vec in views.get(entry.id, []):
             if vec is None:
                 continue
             if entry.condition and kind in trigger.TRIGGER_VIEWS:
-                candidates.append(trigger.View(i, kind, text, vec, "trigger"))
+                out.append(trigger.View(i, kind, text, vec, "trigger"))
+            elif entry.condition and kind == "subject":
+                out.append(trigger.View(i, kind, text, vec, "subject"))
             elif _in_window(entry, today) and kind in trigger.ABOUT_VIEWS:
-                candidates.append(trigger.View(i, kind, text, vec, "about"))
-    need = {"trigger": settings.semantic_threshold, "about": settings.about_threshold}
-    floors = {i: settings.note_ratio * _best_other(nearest, entries[i].note_ids)
-              for i in {v.owner for v in candidates}}
-    return trigger.best_matches(context, candidates, need, settings.clause_offset,
-                                settings.match_margin, floors)
+                out.append(trigger.View(i, kind, text, vec, "about"))
+    return out
+
+
+def _floors(entries, candidates, settings, nearest) -> dict[int, float]:
+    return {i: settings.note_ratio * _best_other(nearest, entries[i].note_ids)
+            for i in {v.owner for v in candidates}}
 
 
 def _best_other(nearest, linked) -> float:
@@ -137,28 +166,99 @@ def _best_other(nearest, linked) -> float:
     return next((cos for note_id, cos in nearest if note_id not in linked), 0.0)
 
 
-def _fire_one(entry, today, settings, text, hit, views) -> Firing | None:
-    if entry.condition:
-        kw = trigger.keyword_match(entry.condition, entry.keywords, text,
-                                   settings.keyword_threshold, today)
-        if kw.fired:
-            by_date = kw.why.startswith("date in condition")
-            return Firing(entry, kw.why, "trigger", _details(kw.keyword_score, hit, "keywords"),
-                          grounded=not by_date, strength=kw.keyword_score)
-        if hit is not None and hit.view.role == "trigger":
-            return Firing(entry, hit.why("trigger matched"), "trigger",
-                          _details(kw.keyword_score, hit, "meaning"), grounded=True,
-                          strength=hit.score)
+def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Context | None,
+             views: dict[str, list[tuple[str, str, np.ndarray]]],
+             nearest: list[tuple[int, float]], weights: dict[str, float],
+             today: date | None = None, rare=None) -> dict[str, Cue]:
+    """{entry id: its Cue} for every open entry with a trigger condition, all at once:
+    the semantic half calibrates each entry against all the others, and a name a linked
+    note carries is the entry's only if no other entry's notes carry it.
+
+    `rare(stems) -> set`: those of the stems rare enough in the vault to name something
+    (see `rare_stems`); None takes every stem as rare."""
+    if context is None:  # a date written in a condition fires without any context
+        return {e.id: cue.decide(cue.Evidence(e.condition, trigger.Words(0.0),
+                                              dated=_condition_date(e.condition, today)),
+                                 settings)
+                for e in entries if _condition_date(e.condition, today)}
+    hits: dict[int, trigger.SemanticHit] = {}
+    if context.vecs is not None:
+        candidates = [v for v in _candidates(entries, date.min, views) if v.role != "about"]
+        hits = trigger.semantic_evidence(context, candidates, settings.clause_offset,
+                                         settings.match_margin)
+    floors = _floors(entries, [trigger.View(i, "", "", np.zeros(0)) for i in hits], settings,
+                     nearest)
+    affirmed = trigger.affirmed_text(context.text)
+    stems = trigger.content_stems(affirmed)
+    placed = trigger.placed_stems(context.text)
+    said = frozenset(trigger.event_kinds(affirmed))
+    vetoes = tuple(c.veto for c in trigger.scoped_clauses(context.text) if c.veto)
+    subjects = _subject_names(entries, views, stems, rare)
+    out = {}
+    for i, entry in enumerate(entries):
+        if not entry.condition:
+            continue
+        names = trigger.name_stems(entry.condition) & stems
+        subject = tuple(sorted(names | subjects.get(entry.id, set())))
+        place = trigger.place_of(entry.condition)
+        place_words = tuple(sorted(trigger.content_stems(place)))
+        evidence = cue.Evidence(
+            entry.condition, trigger.word_evidence(entry.condition, affirmed, weights),
+            hits.get(i), floors.get(i, -1.0),
+            tuple(sorted(placed & (set(place_words) | set(subject)))) if place else (),
+            place_words, subject, said, _keywords_found(entry.keywords, stems),
+            _condition_date(entry.condition, today), vetoes)
+        out[entry.id] = cue.decide(evidence, settings)
+    return out
+
+
+def _subject_names(entries, views, stems: set[str], rare) -> dict[str, set[str]]:
+    """{entry id: the names its linked notes carry that the context says, that no other
+    entry's notes carry, and that are rare in the vault}."""
+    names = {e.id: trigger.content_stems(" ".join(t for k, t, _ in views.get(e.id, [])
+                                                  if k == "names"))
+             - trigger.content_stems(e.condition or "") for e in entries if e.condition}
+    found = {}
+    for entry_id, mine in names.items():
+        others = set().union(*(v for k, v in names.items() if k != entry_id))
+        found[entry_id] = (mine - others) & stems
+    wanted = set().union(*found.values()) if found else set()
+    keep = rare(wanted) if rare is not None and wanted else wanted
+    return {k: v & keep for k, v in found.items() if v & keep}
+
+
+def _keywords_found(keywords: tuple[str, ...], stems: set[str]) -> str:
+    """The first `keywords::` entry whose every word the context says."""
+    for kw in keywords:
+        wanted = trigger.content_stems(kw)
+        if wanted and wanted <= stems:
+            return kw
+    return ""
+
+
+def _condition_date(condition: str | None, today: date | None) -> str:
+    """The reason a date written in the condition has arrived, else ""."""
+    match = trigger.keyword_match(condition, (), "", 2.0, today) if today else None
+    return match.why if match and match.fired else ""
+
+
+def _fire_one(entry, today, settings, text, found: Cue | None, hit, views) -> Firing | None:
+    if found is not None and found.fired:
+        by_date = found.evidence.get("half") == "date"
+        return Firing(entry, found.why, "trigger", found.evidence, grounded=not by_date,
+                      strength=found.strength, strong=found.strong)
     window = _date_reason(entry, today)
     if window is None:
         return None
     about, share = _about_keywords(entry, text, views, settings.keyword_threshold)
     if about:
         return Firing(entry, f"{window}; the query is about it: {about}", "date",
-                      _details(share, hit, "keywords"), grounded=True, strength=share)
+                      _details(share, hit, "keywords"), grounded=True, strength=share,
+                      strong=True)
     if hit is not None and hit.view.role == "about":
         return Firing(entry, f"{window}; the query is about it: {hit.why('matched')}", "date",
-                      _details(0.0, hit, "meaning"), grounded=True, strength=hit.score)
+                      _details(0.0, hit, "meaning"), grounded=True, strength=hit.score,
+                      strong=True)
     return Firing(entry, window, "date", _details(0.0, None, "date"))
 
 
@@ -233,11 +333,45 @@ def firing_now(store: Store, settings: Settings, now: datetime,
     """
     entries = open_entries(store)
     views = entry_views(store, fingerprint, entries) if entries else {}
-    if nearest is None and entries and context is not None and context.vec is not None:
+    chunks = 0
+    if entries and context is not None and context.vec is not None:
         m = store.matrix(fingerprint, context.vec.shape[0])
-        nearest = nearest_notes(m.note_ids[m.starts], np.maximum.reduceat(
-            m.vectors @ context.vec, m.starts)) if len(m.note_ids) else []
-    return fire(entries, now, settings, context, views, nearest or [])
+        chunks = len(m.chunk_ids)
+        if nearest is None:
+            nearest = nearest_notes(m.note_ids[m.starts], np.maximum.reduceat(
+                m.vectors @ context.vec, m.starts)) if len(m.note_ids) else []
+    weights = word_weights(store, entries, chunks) if context is not None else {}
+    return fire(entries, now, settings, context, views, nearest or [], weights,
+                lambda stems: rare_stems(store, stems, chunks))
+
+
+# A linked note's name says what the note is about only if few chunks of the vault carry
+# it: "Janine" (the care coordinator) does, "Home" (of "Brightwell Home Care") does not.
+NAME_SHARE = 0.05
+
+
+def rare_stems(store: Store, stems: set[str], chunks: int) -> set[str]:
+    """Those of `stems` in at most NAME_SHARE of the vault's chunks (and at least 2)."""
+    if not stems or chunks <= 0:
+        return set()
+    df = store.stem_frequencies({s: s for s in stems}, trigger.stem)
+    most = max(2, NAME_SHARE * chunks)
+    return {s for s in stems if df.get(s, 0) <= most}
+
+
+def word_weights(store: Store, entries: list[OpenEntry], chunks: int) -> dict[str, float]:
+    """{stem: IDF over the vault's chunks} for every content word of the open conditions
+    (SPEC 5: a rare word of a condition is evidence, an everyday one hardly)."""
+    words: dict[str, str] = {}
+    for entry in entries:
+        for word in trigger.WORD.findall(entry.condition or ""):
+            stem = trigger.content_stems(word)
+            if stem:
+                words.setdefault(next(iter(stem)), word.lower().replace("'s", ""))
+    if not words or chunks <= 0:
+        return {}
+    df = store.stem_frequencies(words, trigger.stem)
+    return {stem: trigger.idf(min(n, chunks), chunks) for stem, n in df.items()}
 
 
 def nearest_notes(note_ids: np.ndarray, cosine: np.ndarray, k: int = NEAREST

@@ -105,6 +105,16 @@ class QueryResult:
     seconds: float
     stale: list[str] = field(default_factory=list)  # indexed notes gone from disk: skipped
     firing: list[dict] = field(default_factory=list)  # every open entry firing now (SPEC 1)
+    prefix: str | None = None  # `--in`: the terminal strip shows the commitments under it
+
+    def strip(self, ambient: int = 3) -> tuple[list[dict], int]:
+        """What the terminal shows above the results (SPEC 5): every grounded firing and
+        the `ambient` most urgent background ones, and how many more are due. With `--in`,
+        only the commitments that link a note under that folder, like the results."""
+        inside = [f for f in self.firing if _under(f["notes"], self.prefix)]
+        grounded = [f for f in inside if f["grounded"]]
+        background = [f for f in inside if not f["grounded"]]
+        return grounded + background[:ambient], max(len(background) - ambient, 0)
 
     def as_dict(self) -> dict:
         """The `query --json` document (SPEC 1)."""
@@ -138,7 +148,13 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
         _log_mentions(store, now, text, log[: opts.log_mentions])
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
     return QueryResult(text, now, w, wf, hits, candidates,
-                       round(time.perf_counter() - started, 4), stale, lane)
+                       round(time.perf_counter() - started, 4), stale, lane, opts.prefix)
+
+
+def _under(paths: list[str], prefix: str | None) -> bool:
+    """Whether any of `paths` is under the `--in` folder (any case, as `_eligible`)."""
+    folder = normalize_prefix(prefix)
+    return not folder or any(p.casefold().startswith(folder.casefold()) for p in paths)
 
 
 def _rank(store, embedder, context, opts, now, settings
@@ -313,9 +329,10 @@ def _fired_notes(firings) -> dict[int, list]:
 
 
 def _grounded_strength(note_ids, fired) -> dict[int, float]:
-    """{row: strength} for the notes of entries that fire on the query (grounded)."""
-    strength = {note_id: max(f.strength for f in fs if f.grounded)
-                for note_id, fs in fired.items() if any(f.grounded for f in fs)}
+    """{row: strength} for the notes of entries that fire on the query (grounded) with a
+    strong match: only those are placed (a weak match gets the multiplier alone)."""
+    strength = {note_id: max(f.strength for f in fs if f.grounded and f.strong)
+                for note_id, fs in fired.items() if any(f.grounded and f.strong for f in fs)}
     if not strength:
         return {}
     rows = np.flatnonzero(np.isin(note_ids, list(strength)))
@@ -428,16 +445,22 @@ def _fires_explain(firings) -> list[dict] | None:
     if not firings:
         return None
     return [{"id": f.entry.id, "grounded": f.grounded, "kind": f.kind,
-             "strength": round(f.strength, 3), "why": f.why, **f.details} for f in firings]
+             "strength": round(f.strength, 3), "confidence": f.confidence, "why": f.why,
+             **f.details} for f in firings]
 
 
 def _placement(ctx: _Ctx, i: int) -> str | None:
-    if ctx.opts.floor and ctx.fired.get(int(ctx.note_ids[i])) and any(
-            f.grounded for f in ctx.fired[int(ctx.note_ids[i])]):
-        return "pinned by --floor (grounded)"
+    fired = ctx.fired.get(int(ctx.note_ids[i])) or []
+    strong = any(f.grounded and f.strong for f in fired)
+    if ctx.opts.floor and strong:
+        return "pinned by --floor (grounded, strong match)"
     if i in ctx.natural:
-        return (f"grounded: no lower than fire_slot {ctx.opts.fire_slot} "
+        return (f"grounded, strong match: no lower than fire_slot {ctx.opts.fire_slot} "
                 f"(rank {ctx.natural[i]} by score)")
+    if strong:
+        return "grounded, strong match: ranks there on its own"
+    if any(f.grounded for f in fired):
+        return "grounded, weak match: the multiplier alone, not placed"
     return None
 
 

@@ -565,7 +565,7 @@ class Store:
             "(SELECT 1 FROM vectors v WHERE v.hash = e.cond_hash AND v.fingerprint = ?) "
             "GROUP BY e.cond_hash "
             "UNION SELECT ev.hash, MIN(length(ev.text)) FROM entry_views ev "
-            "WHERE ev.kind IN ('condition', 'condition+action', 'action') "
+            "WHERE ev.kind IN ('condition', 'condition+action', 'action', 'subject') "
             "AND NOT EXISTS (SELECT 1 FROM vectors v "
             "                  WHERE v.hash = ev.hash AND v.fingerprint = ?) "
             "GROUP BY ev.hash",
@@ -681,6 +681,13 @@ class Store:
     def lexical_hits(self, text: str, chunks: int) -> list[tuple[int, float]]:
         """(chunk id, BM25) of the chunks matching `text`'s words (`lexical.search`)."""
         return lexical.search(self.conn, text, chunks)
+
+    def stem_frequencies(self, stems: dict[str, str], stem_of) -> dict[str, int]:
+        """{stem: chunks holding a word with that stem} (`lexical.stem_frequencies`)."""
+        try:
+            return lexical.stem_frequencies(self.conn, stems, stem_of)
+        except sqlite3.OperationalError:  # no fts5vocab in this SQLite: no weights
+            return {}
 
     def lexical_coverage(self, text: str, chunk_ids: list[int]) -> dict[int, float]:
         """{chunk id: the share of `text`'s words it holds} (`lexical.coverage`)."""
