@@ -191,37 +191,53 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
     affirmed = trigger.affirmed_text(context.text)
     stems = trigger.content_stems(affirmed)
     placed = trigger.placed_stems(context.text)
-    said = frozenset(trigger.event_kinds(affirmed))
+    # each told sentence: the names it says, and the kinds of event it speaks of
+    sentences = [(trigger.name_stems_in(t), frozenset(trigger.event_kinds(t)))
+                 for t in trigger.told_sentences(context.text)]
+    named = set().union(*(names for names, _ in sentences)) if sentences else set()
     vetoes = tuple(c.veto for c in trigger.scoped_clauses(context.text) if c.veto)
-    subjects = _subject_names(entries, views, stems, rare)
+    subjects = _subject_names(entries, views, named, rare)
     out = {}
     for i, entry in enumerate(entries):
         if not entry.condition:
             continue
-        names = trigger.name_stems(entry.condition) & stems
-        subject = tuple(sorted(names | subjects.get(entry.id, set())))
+        subject = (trigger.name_stems(entry.condition) & named) | subjects.get(entry.id, set())
         place = trigger.place_of(entry.condition)
         place_words = tuple(sorted(trigger.content_stems(place)))
         evidence = cue.Evidence(
             entry.condition, trigger.word_evidence(entry.condition, affirmed, weights),
             hits.get(i), floors.get(i, -1.0),
-            tuple(sorted(placed & (set(place_words) | set(subject)))) if place else (),
-            place_words, subject, said, _keywords_found(entry.keywords, stems),
-            _condition_date(entry.condition, today), vetoes)
+            tuple(sorted(placed & (set(place_words) | subject))) if place else (),
+            place_words, tuple(sorted(subject)), _said(sentences, subject),
+            _keywords_found(entry.keywords, stems), _condition_date(entry.condition, today),
+            vetoes)
         out[entry.id] = cue.decide(evidence, settings)
     return out
 
 
-def _subject_names(entries, views, stems: set[str], rare) -> dict[str, set[str]]:
-    """{entry id: the names its linked notes carry that the context says, that no other
-    entry's notes carry, and that are rare in the vault}."""
+def _said(sentences: list[tuple[set[str], frozenset]], subject: set[str]) -> frozenset:
+    """The event kinds the context tells: the weather anywhere, any other kind only in a
+    sentence that names the subject (a parcel arriving is not Finn coming back because
+    Finn is named two sentences later)."""
+    out = set()
+    for names, kinds in sentences:
+        out |= kinds & cue.WEATHER
+        if names & subject:
+            out |= kinds
+    return frozenset(out)
+
+
+def _subject_names(entries, views, named: set[str], rare) -> dict[str, set[str]]:
+    """{entry id: the names its linked notes carry that the context names (`named`: the
+    stems of its capitalised words), that no other entry's notes carry, and that are rare
+    in the vault}."""
     names = {e.id: trigger.content_stems(" ".join(t for k, t, _ in views.get(e.id, [])
                                                   if k == "names"))
              - trigger.content_stems(e.condition or "") for e in entries if e.condition}
     found = {}
     for entry_id, mine in names.items():
         others = set().union(*(v for k, v in names.items() if k != entry_id))
-        found[entry_id] = (mine - others) & stems
+        found[entry_id] = (mine - others) & named
     wanted = set().union(*found.values()) if found else set()
     keep = rare(wanted) if rare is not None and wanted else wanted
     return {k: v & keep for k, v in found.items() if v & keep}

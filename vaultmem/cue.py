@@ -55,7 +55,7 @@ class Evidence:
     place: tuple[str, ...] = ()  # for "I'm at X": X's words the context puts one at
     place_words: tuple[str, ...] = ()  # all of X's words
     subject: tuple[str, ...] = ()  # the subject's names found (the condition's, its notes')
-    said: frozenset = frozenset()  # the event kinds the context speaks of
+    said: frozenset = frozenset()  # event kinds told: the weather, or beside the subject
     keyword: str = ""  # a `keywords::` entry found whole
     dated: str = ""  # a date written in the condition that has arrived
     vetoes: tuple[str, ...] = ()  # the cues that vetoed clauses of the context
@@ -124,9 +124,9 @@ def _meaning_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
                                           else 0.0)
     if hit.score < need:
         return False, ""
-    if hit.lead < settings.match_margin:
+    if hit.lead < settings.match_margin + (need - settings.semantic_threshold):
         return False, (f"meaning not specific: cosine {hit.score:.2f}, {hit.lead:+.2f} over "
-                       "the next entry")
+                       "the next entry")  # a clause, a noisier vector, needs more lead too
     if hit.score < ev.floor:
         return False, "meaning: the context is about another note"
     if hit.subject is not None and hit.score - hit.subject < settings.subject_margin:
@@ -150,7 +150,7 @@ def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
         return False, ""
     if not ev.subject:
         return False, ""
-    if ev.hit is None or ev.hit.lead < settings.support_margin:
+    if ev.hit is None or ev.hit.lead < -settings.support_margin:
         return False, (f"a {', '.join(sorted(said))} about {', '.join(ev.subject)}, but the "
                        "context is closer to another entry")
     return True, f"a {', '.join(sorted(said))} about {', '.join(ev.subject)}"

@@ -177,19 +177,31 @@ def place_of(condition: str) -> str:
 
 
 def placed_stems(context: str) -> set[str]:
-    """Stems of the words the context puts the person at: within PLACE_REACH words after
-    "at", "in", "into" or "inside", in an affirmed clause ("In Bishop's on Gloucester
-    Road", "Now in the post office", "popped into Wickes")."""
+    """Stems of the words the context puts the person at: the name after "at", "in",
+    "into" or "inside" (past an article or a possessive, up to PLACE_REACH words, up to
+    the next small word), in an affirmed clause ("In Bishop's on Gloucester Road" gives
+    bishop; "Now in the post office", "popped into Wickes"; "at Ashby Road with Siobhan"
+    gives ashby and road, not Siobhan)."""
     out: set[str] = set()
     for clause in scoped_clauses(context):
         if clause.veto:
             continue
-        words = [w.lower().replace("'s", "").replace("’s", "") for w in WORD.findall(clause.text)]
+        words = [w.lower().replace("’s", "").replace("'s", "") for w in WORD.findall(clause.text)]
         for i, word in enumerate(words):
-            if word in AT:
-                out |= {stem(w) for w in words[i + 1:i + 1 + PLACE_REACH]
-                        if w not in STOP and len(w) > 1}
+            if word not in AT:
+                continue
+            after = words[i + 1:]
+            while after and after[0] in DETERMINERS:
+                after = after[1:]
+            for w in after[:PLACE_REACH]:
+                if w in STOP:
+                    break
+                if len(w) > 1:
+                    out.add(stem(w))
     return out
+
+
+DETERMINERS = frozenset("the a an my our his her their your this that".split())
 
 
 # A condition is an event about someone or something: "Priya's quote comes in", "Gary
@@ -223,6 +235,23 @@ EVENT_KINDS: dict[str, tuple[str, ...]] = {
     "wind": ("windy", "wind", "gale", "gusts", "gusty", "blowing"),
     "still": ("still day", "calm", "no wind", "not a breath"),
 }
+
+
+def name_stems_in(text: str) -> set[str]:
+    """Stems of the capitalised words of `text`: where a context names someone or
+    something ("Hillside", "Ana"; "coffee" in "Alarm, coffee, side gate" names nothing)."""
+    return {stem(w.lower().replace("’s", "").replace("'s", "")) for w in NAME_WORD.findall(text)
+            if len(w) > 1}
+
+
+def told_sentences(text: str) -> list[str]:
+    """The sentences of the context without their vetoed clauses (see `scoped_clauses`)."""
+    out = []
+    for sentence in SENTENCE_END.split(text):
+        told = affirmed_text(sentence)
+        if told.strip():
+            out.append(told)
+    return out
 
 
 def event_kinds(text: str) -> set[str]:
@@ -376,8 +405,9 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 r"this (?:evening|afternoon|weekend)|expect(?:s|ed|ing)?|"
                 r"hop(?:e|es|ed|ing)|might|maybe|perhaps|probably|forecast|can wait|"
                 r"(?:waiting|wait) (?:for|on|till|until)|plan(?:s|ned|ning)? to|heading|"
-                r"on (?:my|her|his|their|its|our|the) way|"
-                r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b|'ll\b"
+                r"on (?:my|her|his|their|our|the) way to|on its way|"
+                r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+                r"(?:radio|forecast|app|met office) says)\b|'ll\b"
                 # a scheduled arrival, told in the present: "her flight lands at eleven"
                 r"|\b(?:lands|arrives|gets in|comes in|is due|are due|leaves)\b[^.;]*?"
                 r"\b(?:at|by|around) (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
