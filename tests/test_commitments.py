@@ -331,8 +331,26 @@ def test_the_semantic_half_fires_where_keywords_fall_short(due_vault):
     [(entry, kind, why)] = due_vault.due(3, context="vendor")
     assert (entry, kind, why) == (
         "c-reconcile-estimate", "trigger",
-        "trigger matched (weak cue): by meaning: the context ~ condition «vendor quote "
-        "arrives» (cosine 0.58, +0.58 over the next entry)")  # below strong_threshold 0.6
+        "trigger matched (strong cue): by meaning: the context ~ condition «vendor quote "
+        "arrives» (cosine 0.58, +0.58 over the next entry)")
+
+
+def test_one_public_answer_per_entry_says_whether_how_strongly_and_why(due_vault):
+    """`commitments.cues_now`: what `nudge --context` asks the matcher."""
+    from vaultmem import trigger
+
+    def cues(text: str) -> dict:
+        ctx = trigger.make_context(text, due_vault.embedder.embed)
+        return commitments.cues_now(due_vault.store, due_vault.settings,
+                                    datetime(2026, 8, 3, 9), ctx, due_vault.embedder.fingerprint)
+
+    [(entry, found)] = cues("The vendor quote arrived").items()  # the one open trigger
+    assert entry == "c-reconcile-estimate"
+    assert (found.fired, found.strong, found.evidence["half"]) == (True, True,
+                                                                    "keywords+meaning")
+    assert found.evidence["words"] == ["arriv", "quot", "vendor"]
+    held = cues("Still no vendor quote")["c-reconcile-estimate"]
+    assert (held.fired, held.evidence["veto"]) == (False, ["negated: no"])
 
 
 def test_the_due_set_lists_overdue_then_due_today_then_triggered(due_vault):

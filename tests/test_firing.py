@@ -333,6 +333,44 @@ def test_the_terminal_shows_a_strip_naming_each_commitment_and_why(capsys, monke
     assert "↑c-valve" in out[out.index("┏"):]  # the row names its commitment
 
 
+def background(n: int, folder: str = "home") -> list[dict]:
+    """`n` ambient firings, most urgent first (as `commitments.fire` orders them)."""
+    return [{"id": f"c-due-{i}", "action": f"Chore {i}", "grounded": False, "kind": "date",
+             "strength": 0.0, "notes": [f"{folder}/Chore {i}.md"], "why": f"overdue {i}"}
+            for i in range(n)]
+
+
+def test_the_strip_shows_grounded_firings_and_a_few_urgent_ones_then_how_many_more():
+    # Fails before: the strip printed all seven rows, whatever the query.
+    result = lane_result()
+    result.firing = result.firing[:1] + background(6)
+    shown, more = result.strip()
+    assert [f["id"] for f in shown] == ["c-valve", "c-due-0", "c-due-1", "c-due-2"]
+    assert more == 3
+    assert len(result.as_dict()["firing"]) == 7  # the JSON keeps every one
+
+
+def test_the_strip_follows_in_like_the_results():
+    result = lane_result()
+    result.firing = background(2, "work") + background(5, "Home")
+    result.prefix = "home"  # any case, as --in matches folders
+    shown, more = result.strip()
+    assert [f["notes"][0] for f in shown] == ["Home/Chore 0.md", "Home/Chore 1.md",
+                                               "Home/Chore 2.md"]
+    assert more == 2  # the two under work/ are not counted: not this query's folder
+
+
+def test_the_terminal_says_how_many_more_are_due(capsys, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(render, "_out_console", None)
+    result = lane_result()
+    result.firing = background(5)
+    render.query_result(result, as_json=False)
+    strip = capsys.readouterr().out.split("┏")[0]
+    assert strip.count("↑ c-due-") == 3 and "+2 more due — `vaultmem due`" in strip
+
+
 def test_views_follow_the_ledger_and_the_notes_it_links(make_vault, tmp_path):
     vault = make_vault(
         {"Bathroom.md": "---\naliases: [Wet room]\n---\n# Bathroom\nTiles.\n"}, root=tmp_path,

@@ -182,37 +182,48 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
                                  settings)
                 for e in entries if _condition_date(e.condition, today)}
     hits: dict[int, trigger.SemanticHit] = {}
+    ahead = frozenset(i for i, e in enumerate(entries) if trigger.looks_ahead(e.condition))
     if context.vecs is not None:
         candidates = [v for v in _candidates(entries, date.min, views) if v.role != "about"]
         hits = trigger.semantic_evidence(context, candidates, settings.clause_offset,
-                                         settings.match_margin)
+                                         settings.match_margin, ahead)
     floors = _floors(entries, [trigger.View(i, "", "", np.zeros(0)) for i in hits], settings,
                      nearest)
-    affirmed = trigger.affirmed_text(context.text)
-    stems = trigger.content_stems(affirmed)
-    placed = trigger.placed_stems(context.text)
-    # each told sentence: the names it says, and the kinds of event it speaks of
-    sentences = [(trigger.name_stems_in(t), frozenset(trigger.event_kinds(t)))
-                 for t in trigger.told_sentences(context.text)]
-    named = set().union(*(names for names, _ in sentences)) if sentences else set()
+    told = {False: _Told(context.text, False), True: _Told(context.text, True)}
     vetoes = tuple(c.veto for c in trigger.scoped_clauses(context.text) if c.veto)
-    subjects = _subject_names(entries, views, named, rare)
+    subjects = {k: _subject_names(entries, views, t.named, rare) for k, t in told.items()}
     out = {}
     for i, entry in enumerate(entries):
         if not entry.condition:
             continue
-        subject = (trigger.name_stems(entry.condition) & named) | subjects.get(entry.id, set())
+        t = told[i in ahead]
+        subject = (trigger.name_stems(entry.condition) & t.named) | subjects[i in ahead].get(
+            entry.id, set())
         place = trigger.place_of(entry.condition)
         place_words = tuple(sorted(trigger.content_stems(place)))
         evidence = cue.Evidence(
-            entry.condition, trigger.word_evidence(entry.condition, affirmed, weights),
+            entry.condition, trigger.word_evidence(entry.condition, t.text, weights),
             hits.get(i), floors.get(i, -1.0),
-            tuple(sorted(placed & (set(place_words) | subject))) if place else (),
-            place_words, tuple(sorted(subject)), _said(sentences, subject),
-            _keywords_found(entry.keywords, stems), _condition_date(entry.condition, today),
+            tuple(sorted(t.placed & (set(place_words) | subject))) if place else (),
+            place_words, tuple(sorted(subject)), _said(t.sentences, subject),
+            _keywords_found(entry.keywords, t.stems), _condition_date(entry.condition, today),
             vetoes)
         out[entry.id] = cue.decide(evidence, settings)
     return out
+
+
+class _Told:
+    """What a context tells, without its vetoed clauses (`ahead`: keeping the ones that
+    only say something is coming): its text, stems, the places it puts one at, and per
+    sentence the names it says and the kinds of event it speaks of."""
+
+    def __init__(self, text: str, ahead: bool):
+        self.text = trigger.affirmed_text(text, ahead)
+        self.stems = trigger.content_stems(self.text)
+        self.placed = trigger.placed_stems(text, ahead)
+        self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.event_kinds(s)))
+                          for s in trigger.told_sentences(text, ahead)]
+        self.named = set().union(*(n for n, _ in self.sentences)) if self.sentences else set()
 
 
 def _said(sentences: list[tuple[set[str], frozenset]], subject: set[str]) -> frozenset:
@@ -347,6 +358,33 @@ def firing_now(store: Store, settings: Settings, now: datetime,
     `nearest`: the notes closest to the context, best first, if the caller has ranked
     them already (a query has); else they are computed here from the stored vectors.
     """
+    found = _inputs(store, context, fingerprint, nearest)
+    return fire(found.entries, now, settings, context, found.views, found.nearest,
+                found.weights, found.rare)
+
+
+def cues_now(store: Store, settings: Settings, now: datetime, context: trigger.Context,
+             fingerprint: str) -> dict[str, Cue]:
+    """{entry id: Cue} for every open entry with a trigger condition: does `context` fire
+    it, how strongly, and why. The matcher's one public answer: `due`, `query` and
+    `nudge --context` all decide by it."""
+    found = _inputs(store, context, fingerprint, None)
+    return cues_for(found.entries, settings, context, found.views, found.nearest,
+                    found.weights, clock.local_naive(now).date(), found.rare)
+
+
+@dataclass
+class _Inputs:
+    entries: list[OpenEntry]
+    views: dict
+    nearest: list[tuple[int, float]]
+    weights: dict[str, float]
+    rare: object
+
+
+def _inputs(store: Store, context, fingerprint: str, nearest) -> _Inputs:
+    """The open entries, their views, the notes nearest the context and the words'
+    weights: everything the matcher weighs, read once."""
     entries = open_entries(store)
     views = entry_views(store, fingerprint, entries) if entries else {}
     chunks = 0
@@ -357,22 +395,8 @@ def firing_now(store: Store, settings: Settings, now: datetime,
             nearest = nearest_notes(m.note_ids[m.starts], np.maximum.reduceat(
                 m.vectors @ context.vec, m.starts)) if len(m.note_ids) else []
     weights = word_weights(store, entries, chunks) if context is not None else {}
-    return fire(entries, now, settings, context, views, nearest or [], weights,
-                lambda stems: rare_stems(store, stems, chunks))
-
-
-# A linked note's name says what the note is about only if few chunks of the vault carry
-# it: "Janine" (the care coordinator) does, "Home" (of "Brightwell Home Care") does not.
-NAME_SHARE = 0.05
-
-
-def rare_stems(store: Store, stems: set[str], chunks: int) -> set[str]:
-    """Those of `stems` in at most NAME_SHARE of the vault's chunks (and at least 2)."""
-    if not stems or chunks <= 0:
-        return set()
-    df = store.stem_frequencies({s: s for s in stems}, trigger.stem)
-    most = max(2, NAME_SHARE * chunks)
-    return {s for s in stems if df.get(s, 0) <= most}
+    return _Inputs(entries, views, nearest or [], weights,
+                   lambda stems: rare_stems(store, stems, chunks))
 
 
 def word_weights(store: Store, entries: list[OpenEntry], chunks: int) -> dict[str, float]:
@@ -388,6 +412,20 @@ def word_weights(store: Store, entries: list[OpenEntry], chunks: int) -> dict[st
         return {}
     df = store.stem_frequencies(words, trigger.stem)
     return {stem: trigger.idf(min(n, chunks), chunks) for stem, n in df.items()}
+
+
+# A linked note's name says what the note is about only if few chunks of the vault carry
+# it: "Janine" (the care coordinator) does, "Home" (of "Brightwell Home Care") does not.
+NAME_SHARE = 0.05
+
+
+def rare_stems(store: Store, stems: set[str], chunks: int) -> set[str]:
+    """Those of `stems` in at most NAME_SHARE of the vault's chunks (and at least 2)."""
+    if not stems or chunks <= 0:
+        return set()
+    df = store.stem_frequencies({s: s for s in stems}, trigger.stem)
+    most = max(2, NAME_SHARE * chunks)
+    return {s for s in stems if df.get(s, 0) <= most}
 
 
 def nearest_notes(note_ids: np.ndarray, cosine: np.ndarray, k: int = NEAREST

@@ -65,7 +65,6 @@ class Settings:
     match_margin: float = 0.25  # meaning alone: its lead over every other entry's cosine
     support_margin: float = 0.05  # words or an event: the lead meaning must not deny them
     note_ratio: float = 0.5  # a view needs this share of the best cosine to another note
-    strong_threshold: float = 0.6  # meaning alone this close is a strong cue (placed)
     subject_margin: float = 0.15  # meaning: how much closer than to the condition's names
     fire_slot: int = 1  # notes of a grounded firing entry rank no lower than this
     # ledger, prospective items, nudges (SPEC 3, 7, 8)
@@ -266,7 +265,6 @@ RULES: dict[str, Rule] = {
     "clause_offset": _between(0, 1),
     "match_margin": _between(-2, 2),
     "note_ratio": _between(0, 1),
-    "strong_threshold": _between(-1, 2),
     "support_margin": _between(-2, 2),
     "subject_margin": _between(-2, 2),
     "fire_slot": _between(1, 1000, _whole),

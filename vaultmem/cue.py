@@ -16,8 +16,9 @@ word from the roofer", "drove past the shop" are no evidence at all):
   it links carry) and says an event of the condition's kind happened (an arrival, a
   message, the weather; see `trigger.EVENT_KINDS`).
 
-Meaning and the two others agreeing is a strong cue: the entry's notes are placed at
-`fire_slot`. One kind alone is a weak cue: it fires, and its notes get the multiplier.
+Meaning, or words and an event together, is a strong cue: the entry's notes are placed
+at `fire_slot`. Words or an event alone is a weak cue: it fires (the entry is due), and
+its notes get only the multiplier.
 """
 
 from __future__ import annotations
@@ -78,7 +79,10 @@ def decide(ev: Evidence, settings: Settings) -> Cue:
         why = next((why for _, why in held.values() if why), "no evidence")
         return Cue(False, False, 0.0, why, {**details, "half": None, "confidence": None})
     hit = ev.hit
-    strong = len(paths) >= 2 or ("meaning" in paths and hit.score >= settings.strong_threshold)
+    # Meaning that stands out from every other entry is the strongest single kind (the
+    # ledger itself calibrates it); words or an event alone can be a likeness of the same
+    # kind, so they are placed only when both agree.
+    strong = "meaning" in paths or len(paths) >= 2
     confidence = "strong" if strong else "weak"
     strength = max(ev.words.coverage if "keywords" in paths else 0.0,
                    hit.score if hit is not None and "meaning" in paths else 0.0,

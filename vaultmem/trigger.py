@@ -176,7 +176,7 @@ def place_of(condition: str) -> str:
     return found.group("place") if found else ""
 
 
-def placed_stems(context: str) -> set[str]:
+def placed_stems(context: str, ahead: bool = False) -> set[str]:
     """Stems of the words the context puts the person at: the name after "at", "in",
     "into" or "inside" (past an article or a possessive, up to PLACE_REACH words, up to
     the next small word), in an affirmed clause ("In Bishop's on Gloucester Road" gives
@@ -184,7 +184,7 @@ def placed_stems(context: str) -> set[str]:
     gives ashby and road, not Siobhan)."""
     out: set[str] = set()
     for clause in scoped_clauses(context):
-        if clause.veto:
+        if _vetoes(clause.veto, ahead):
             continue
         words = [w.lower().replace("’s", "").replace("'s", "") for w in WORD.findall(clause.text)]
         for i, word in enumerate(words):
@@ -244,11 +244,11 @@ def name_stems_in(text: str) -> set[str]:
             if len(w) > 1}
 
 
-def told_sentences(text: str) -> list[str]:
+def told_sentences(text: str, ahead: bool = False) -> list[str]:
     """The sentences of the context without their vetoed clauses (see `scoped_clauses`)."""
     out = []
     for sentence in SENTENCE_END.split(text):
-        told = affirmed_text(sentence)
+        told = affirmed_text(sentence, ahead)
         if told.strip():
             out.append(told)
     return out
@@ -401,6 +401,7 @@ def context_units(text: str, split: str = "clauses") -> list[Unit]:
 VETO_CUES: tuple[tuple[str, str], ...] = (
     ("negated", r"\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot)\b|n't\b"),
     ("pending", r"\b(?:will|shall|gonna|should|supposed to|about to|going to|coming to|"
+                r"(?:is|are|am)\s+coming|"
                 r"due to|yet|delayed|tomorrow|tonight|soon|next (?:week|month|year|time|\w+day)|"
                 r"this (?:evening|afternoon|weekend)|expect(?:s|ed|ing)?|"
                 r"hop(?:e|es|ed|ing)|might|maybe|perhaps|probably|forecast|can wait|"
@@ -474,10 +475,22 @@ def _veto_within(unit: str, scoped: list[Clause]) -> str:
     return ""
 
 
-def affirmed_text(text: str) -> str:
-    """The context without its vetoed clauses: what the keyword half may read."""
+def affirmed_text(text: str, ahead: bool = False) -> str:
+    """The context without its vetoed clauses: what the keyword half may read. `ahead`:
+    for a condition that is itself about what is coming ("when the guests are coming"),
+    a clause that says something is coming is evidence, not a veto."""
     return ". ".join(LEADING_JOIN.sub("", c.text.strip(" .,;:!?-—"))
-                     for c in scoped_clauses(text) if not c.veto)
+                     for c in scoped_clauses(text) if not _vetoes(c.veto, ahead))
+
+
+def _vetoes(veto: str, ahead: bool) -> bool:
+    return bool(veto) and not (ahead and veto.startswith("pending"))
+
+
+def looks_ahead(condition: str) -> bool:
+    """Whether the condition is itself about what is coming or planned ("the guests are
+    coming", "before the trip"): then a context that says it is coming meets it."""
+    return veto_of(condition or "").startswith("pending")
 
 
 @dataclass(frozen=True)
@@ -535,7 +548,8 @@ def _short(text: str, limit: int = 60) -> str:
 
 
 def semantic_evidence(context: Context, views: list[View], clause_offset: float,
-                      margin: float = 0.0) -> dict[int, SemanticHit]:
+                      margin: float = 0.0, ahead: frozenset = frozenset()
+                      ) -> dict[int, SemanticHit]:
     """{owner: its best unit-view pair} over every candidate at once, with the pair's lead
     over the other owners on that unit and the unit's cosine to the owner's subject view.
 
@@ -545,7 +559,8 @@ def semantic_evidence(context: Context, views: list[View], clause_offset: float,
     that lead by `margin`, else the highest of all (to say why it did not fire). A clause
     counts `clause_offset` less (a short text is a noisier vector). A trigger view is
     never matched by a vetoed unit (one whose clause says the event has not happened);
-    "is the query about it" may be.
+    "is the query about it" may be, and so may the owners in `ahead` by a unit that only
+    says something is coming (see `looks_ahead`).
     """
     if context.vecs is None or not views:
         return {}
@@ -564,6 +579,7 @@ def semantic_evidence(context: Context, views: list[View], clause_offset: float,
         per_owner[:, k] = np.maximum(per_owner[:, k], sims[:, col])
     penalty = np.array([_pen(u, clause_offset) for u in context.units])
     vetoed = np.array([bool(u.veto) for u in context.units])
+    pending = np.array([u.veto.startswith("pending") for u in context.units])
     subjects = {v.owner: v for v in views if v.role == "subject"}
     out: dict[int, SemanticHit] = {}
     for col, view in enumerate(ranked):
@@ -571,7 +587,9 @@ def semantic_evidence(context: Context, views: list[View], clause_offset: float,
         rival = np.maximum(others.max(axis=1), 0.0) if others.shape[1] else np.zeros(
             len(penalty))
         lead = sims[:, col] - rival
-        usable = ~vetoed if view.role == "trigger" else np.ones(len(vetoed), bool)
+        usable = np.ones(len(vetoed), bool)
+        if view.role == "trigger":
+            usable = ~(vetoed & ~pending) if view.owner in ahead else ~vetoed
         adjusted = np.where(usable, sims[:, col] - penalty, -np.inf)
         leading = np.where(lead >= margin, adjusted, -np.inf)
         pick = leading if np.isfinite(leading).any() else adjusted
