@@ -332,7 +332,8 @@ def note_names(text: str, heading: bool = False) -> list[str]:
     for match in NAME_WORD.finditer(plain):
         word = match.group(0)
         bare = word.lower().replace("'s", "").replace("’s", "")
-        if bare in STOP or len(bare) < 3 or _SENTENCE_START.search(plain[:match.start()]):
+        short = len(bare) < 3 and not word[:2].isupper()  # "GL Plumbing" names; "Mr" not
+        if bare in STOP or short or _SENTENCE_START.search(plain[:match.start()]):
             continue
         out.setdefault(word.replace("'s", "").replace("’s", ""), None)
     return list(out)
