@@ -204,7 +204,8 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
         evidence = cue.Evidence(
             entry.condition, trigger.word_evidence(entry.condition, t.text, weights),
             hits.get(i), floors.get(i, -1.0),
-            tuple(sorted(t.placed & (set(place_words) | subject))) if place else (),
+            tuple(sorted(t.placed & (set(place_words) | _titled(subject, views, entry))))
+            if place else (),
             place_words, tuple(sorted(subject)), _said(t.sentences, subject),
             _keywords_found(entry.keywords, t.stems), _condition_date(entry.condition, today),
             vetoes)
@@ -224,6 +225,14 @@ class _Told:
         self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.event_kinds(s)))
                           for s in trigger.told_sentences(text, ahead)]
         self.named = set().union(*(n for n, _ in self.sentences)) if self.sentences else set()
+
+
+def _titled(names: set[str], views, entry: OpenEntry) -> set[str]:
+    """Those of `names` that are in the title (or an alias) of a note the entry links: a
+    presence condition's place may be named by its note ("In Bishop's" for "I'm at the
+    hardware shop" linking [[Bishop's Ironmongery]]), not by any name the note mentions."""
+    titles = " ".join(t for k, t, _ in views.get(entry.id, []) if k in ("title", "alias"))
+    return names & trigger.content_stems(titles)
 
 
 def _said(sentences: list[tuple[set[str], frozenset]], subject: set[str]) -> frozenset:

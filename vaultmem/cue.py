@@ -155,9 +155,15 @@ def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
     if not ev.subject:
         return False, ""
     if ev.hit is None or ev.hit.lead < -settings.support_margin:
-        return False, (f"a {', '.join(sorted(said))} about {', '.join(ev.subject)}, but the "
-                       "context is closer to another entry")
-    return True, f"a {', '.join(sorted(said))} about {', '.join(ev.subject)}"
+        return False, (f"{_a(said)} about {', '.join(ev.subject)}, but the context is "
+                       "closer to another entry")
+    return True, f"{_a(said)} about {', '.join(ev.subject)}"
+
+
+def _a(kinds: frozenset) -> str:
+    """"an arrival", "a message, rain": the kinds of event said, with their article."""
+    said = ", ".join(sorted(kinds))
+    return ("an " if said[:1] in "aeiou" else "a ") + said
 
 
 def _details(ev: Evidence) -> dict:
