@@ -54,7 +54,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import datetime
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "eval_data" / "weeks"

@@ -59,7 +59,9 @@ def test_tools_are_listed_for_an_agent(root):
 
     tools = {t.name: t for t in session(root, calls)}
     assert set(tools) == set(TOOLS) == {"search", "get_note", "due", "ledger",
-                                        "ledger_history", "add_commitment", "status"}
+                                        "ledger_history", "add_commitment",
+                                        "complete_commitment", "cancel_commitment",
+                                        "reschedule_commitment", "status"}
     for tool in tools.values():
         assert len(tool.description) > 200 and "document" in tool.description, tool.name
         for name, prop in tool.input_schema.get("properties", {}).items():
@@ -69,6 +71,8 @@ def test_tools_are_listed_for_an_agent(root):
                            "include_closed", "explain", "mode", "now", "log"}
     assert tools["search"].annotations.read_only_hint is True
     assert tools["add_commitment"].annotations.read_only_hint is False
+    assert tools["complete_commitment"].annotations.destructive_hint is True
+    assert set(tools["reschedule_commitment"].input_schema["required"]) == {"id", "due"}
     assert set(tools["due"].input_schema["properties"]) == {"context", "now", "horizon"}
 
 
@@ -119,13 +123,16 @@ def test_every_tool_answers_its_command_document(root):
                                           "greater than or equal to 1"),
     ("search", {"text": "x", "in": "projects"}, "unknown argument(s) 'in' for search"),
     ("search", {"text": "  "}, "the query is empty"),
-    ("search", {"text": "x", "now": "someday"}, "now 'someday' is not an ISO date"),
+    ("search", {"text": "x", "now": "someday"}, "`now` 'someday' is not an ISO date"),
     ("search", {"text": "x", "mode": "fuzzy"}, "bad arguments for search: mode:"),
     ("get_note", {"path": "Nowhere"}, "no note 'Nowhere' in the index"),
-    ("ledger_history", {"id": "c-nothing"}, "no ledger entry 'c-nothing'"),
+    ("ledger_history", {"id": "c-nothing"}, "no ledger entry 'c-nothing': the `ledger` tool "
+                                            "with include_closed lists every id"),
     ("due", {"horizon": -1}, "bad arguments for due: horizon:"),
-    ("add_commitment", {"text": "Pay", "due": "soon"}, "due 'soon' is not a date"),
-    ("add_commitment", {"text": "Pay", "links": ["a]]b"]}, "--link"),
+    ("add_commitment", {"text": "Pay", "due": "soon"}, "`due` 'soon' is not a date"),
+    ("add_commitment", {"text": "Pay", "links": ["a]]b"]}, "`links` 'a]]b'"),
+    ("complete_commitment", {"id": "c-nothing"}, "no commitment 'c-nothing'"),
+    ("reschedule_commitment", {"id": "c-valve", "due": "someday"}, "`due` 'someday'"),
     ("no_such_tool", {}, "Unknown tool: no_such_tool"),
 ])
 def test_errors_are_one_line_tool_errors(root, tool, args, message):
@@ -179,7 +186,8 @@ def test_add_commitment_is_indexed_before_the_next_answer(root):
 
     added, ledger = session(root, calls)
     assert added["id"] == "c-order-worktop" and added["ledger"] == "Ledger.md"
-    assert added["text"].endswith("[[Kitchen renovation]] [project:: house] ^c-order-worktop")
+    assert added["text"].endswith("[[Kitchen renovation]] [project:: house] 📅 2026-08-20 "
+                                  "^c-order-worktop")
     entry = next(e for e in ledger["results"] if e["id"] == "c-order-worktop")
     assert entry["due"] == "2026-08-20"
     assert entry["notes"] == ["projects/Kitchen renovation.md"]

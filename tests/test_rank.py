@@ -206,7 +206,7 @@ def test_prefix_keeps_only_notes_under_that_folder(vault, prefix):
 
 
 def test_prefix_is_a_folder_not_a_string_prefix(vault):
-    with pytest.raises(UsageError, match=r"--in 'proj': no indexed note is under that folder"):
+    with pytest.raises(UsageError, match=r"`prefix` 'proj': no indexed note is under that folder"):
         query(vault, prefix="proj")
     assert [h.path for h in query(vault, prefix="notes", floor=True).results if h.pinned] == [
         "notes/estimate.md"]

@@ -84,6 +84,9 @@ def test_readme_lists_every_json_documents_keys(tmp_path):
         nudged = docs["nudge"].as_dict()["nudge"]["id"]
         docs["feedback"] = vault.feedback(nudged, "accept", now=datetime(2026, 8, 14, 10, 5))
         docs["status"] = vault.status()
+        docs["ledger done"] = vault.complete_commitment("c-pay-plumber-invoice", now=now)
+        docs["cancel"] = vault.cancel_commitment("c-top-up-tax-pot", now=now)
+        docs["move"] = vault.reschedule_commitment("c-book-tiler", "2026-08-30", now=now)
     table = readme_keys()
     unlisted = {}
     for command, result in docs.items():

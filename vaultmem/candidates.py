@@ -311,7 +311,7 @@ def _link_names(store: Store) -> dict[int, str]:
 
 @dataclass
 class Decision:
-    """`ledger accept` / `ledger reject`: what became of a candidate."""
+    """What became of one candidate (an item of `ledger accept` / `ledger reject`)."""
 
     id: str
     status: str  # accepted | rejected
@@ -321,7 +321,20 @@ class Decision:
     text: str | None = None  # the line appended
 
     def as_dict(self) -> dict:
-        return {"schema": SCHEMA, "results": [dict(self.__dict__)]}
+        return dict(self.__dict__)
+
+
+@dataclass
+class Decisions:
+    """`ledger accept` / `ledger reject`: the candidates decided, in the order given;
+    `indexed`: whether the store was brought in step with the lines appended."""
+
+    results: list[Decision]
+    indexed: bool = True
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "results": [d.as_dict() for d in self.results],
+                "indexed": self.indexed}
 
 
 def _candidate(store: Store, cand_id: str) -> dict:
@@ -331,23 +344,29 @@ def _candidate(store: Store, cand_id: str) -> dict:
         "JOIN notes n ON n.id = c.note_id "
         "WHERE c.id = ?", [cand_id]).fetchone()
     if row is None:
-        raise NotFoundError(f"no candidate {cand_id!r}: `vaultmem ledger suggest` lists them")
+        raise NotFoundError(f"no candidate {cand_id!r}: `suggestions()` lists them")
     keys = ("id", "status", "present", "action", "condition", "due", "links", "entry_id",
             "note_id", "path", "line", "start")
     return dict(zip(keys, row, strict=True))
+
+
+def acceptable(store: Store, cand_id: str) -> dict:
+    """The candidate, if it can be accepted; else the error saying why not."""
+    cand = _candidate(store, cand_id)
+    if cand["status"] == "accepted":
+        raise VaultmemError(f"{cand_id} was already accepted as ledger entry "
+                            f"{cand['entry_id']}: nothing written")
+    if not cand["present"]:
+        raise VaultmemError(f"{cand_id}: its line is gone from {cand['path']} (as of the "
+                            "last `index()`): nothing written")
+    return cand
 
 
 def accept(store: Store, settings: Settings, cand_id: str, edit: str | None,
            now: datetime) -> Decision:
     """Append the candidate to the ledger (the first of `ledger_notes`) through the same
     atomic append as `ledger add`, then mark it accepted. `edit` replaces its action."""
-    cand = _candidate(store, cand_id)
-    if cand["status"] == "accepted":
-        raise VaultmemError(f"{cand_id} was already accepted as ledger entry "
-                            f"{cand['entry_id']}: nothing written")
-    if not cand["present"]:
-        raise VaultmemError(f"{cand_id}: its line is gone from {cand['path']} "
-                            "(run `vaultmem index`): nothing written")
+    cand = acceptable(store, cand_id)
     action = cand["action"] if edit is None else edit
     source = _link_names(store).get(cand["note_id"], PurePosixPath(cand["path"]).stem)
     links = tuple(dict.fromkeys([source, *json.loads(cand["links"] or "[]")]))

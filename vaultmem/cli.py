@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from .errors import UsageError, VaultmemError
+from .errors import UsageError, VaultmemError, in_terms
 
 app = typer.Typer(
     help="A forward-looking memory for a markdown notes vault.",
@@ -57,11 +57,12 @@ def parse_day(value: str | None, flag: str) -> date | None:
                                  param_hint=flag) from None
 
 
-def _vault(vault, db, *, create: bool = False, **flags):
-    """Open the vault (the library does the folder check and finds the root)."""
+def _vault(vault, db, *, create: bool = False, preload: bool = False):
+    """Open the vault (the library does the folder check and finds the root). Options of
+    a call go to the call, as the MCP server passes them: one route for every face."""
     from .api import Vault
 
-    return Vault.open(vault, db, create=create, **flags)
+    return Vault.open(vault, db, create=create, preload=preload)
 
 
 def _version(value: bool) -> None:
@@ -115,7 +116,8 @@ def query(
         "--weight", min=0.0, help="W: the standing-salience blend (default from config).",
         show_default=False)] = None,
     no_prospective: Annotated[bool, typer.Option(
-        "--no-prospective", help="Pure cosine: no salience, no firing boost.")] = False,
+        "--no-prospective", help="Relevance alone (words and meaning, as --mode says): "
+                                 "no salience, no firing boost.")] = False,
     floor: Annotated[bool, typer.Option(
         "--floor", help="Pin the notes of commitments that fire on the query first.")] = False,
     include_closed: Annotated[bool, typer.Option(
@@ -134,10 +136,10 @@ def query(
     when = parse_now(now)
     if mode not in (None, "hybrid", "dense", "lexical"):
         raise typer.BadParameter(f"{mode!r}: use hybrid, dense or lexical", param_hint="--mode")
-    with _vault(vault, db, weight=weight, mode=mode, preload=True) as v:
+    with _vault(vault, db, preload=True) as v:
         result = v.query(text, now=when, log=not no_log, limit=limit, prefix=prefix,
-                         prospective=not no_prospective, floor=floor,
-                         include_closed=include_closed, explain=explain)
+                         weight=weight, mode=mode, prospective=not no_prospective,
+                         floor=floor, include_closed=include_closed, explain=explain)
     render.query_result(result, json_, explain)
 
 
@@ -175,7 +177,8 @@ def due(
 
 ledger_app = typer.Typer(
     help="List ledger entries; `ledger show ID` prints one entry's history; `ledger add` "
-         "appends a commitment; `ledger suggest` offers the ones found in your notes.",
+         "appends a commitment; `ledger done`, `cancel` and `move` close or reschedule one; "
+         "`ledger suggest` offers the ones found in your notes.",
     invoke_without_command=True, no_args_is_help=False)
 app.add_typer(ledger_app, name="ledger")
 
@@ -217,24 +220,84 @@ def ledger_show(
 def ledger_add(
     text: Annotated[str, typer.Argument(help="What to do, e.g. 'Pay the plumber'.")],
     due_on: Annotated[str | None, typer.Option(
-        "--due", help="Due date, YYYY-MM-DD.", show_default=False)] = None,
+        "--due", help="Due date: YYYY-MM-DD or words ('next friday', 'end of the month').",
+        show_default=False)] = None,
+    start: Annotated[str | None, typer.Option(
+        "--start", help="Start date (🛫), when the firing window opens: a date or words.",
+        show_default=False)] = None,
+    scheduled: Annotated[str | None, typer.Option(
+        "--scheduled", help="Scheduled date (⏳): a date or words.", show_default=False)] = None,
     when: Annotated[str | None, typer.Option(
         "--when", help="Trigger condition, e.g. 'the invoice arrives'.",
+        show_default=False)] = None,
+    keywords: Annotated[str | None, typer.Option(
+        "--keywords", help="Words that fire it, comma-separated: 'invoice, plumber'.",
         show_default=False)] = None,
     link: Annotated[list[str] | None, typer.Option(
         "--link", help="A note it concerns (repeat for several).", show_default=False)] = None,
     project: Annotated[str | None, typer.Option(
         "--project", help="Its project.", show_default=False)] = None,
-    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
 ) -> None:
-    """Append one commitment to the ledger note, with a new block id (other lines untouched)."""
+    """Append one commitment to the ledger note, with a new block id (other lines untouched),
+    and bring the index in step with it."""
     from . import render
 
-    day = parse_day(due_on, "--due")
+    when_ = parse_now(now)
+    words = tuple(w.strip() for w in (keywords or "").split(",") if w.strip())
     with _vault(vault, db) as v:
-        added = v.add_commitment(text, due=day, when=when, links=tuple(link or ()),
-                                 project=project)
+        added = v.add_commitment(text, due=due_on, when=when, links=tuple(link or ()),
+                                 project=project, start=start, scheduled=scheduled,
+                                 keywords=words, now=when_)
     render.added(added, json_)
+
+
+EntryArg = Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.")]
+OnOpt = Annotated[str | None, typer.Option(
+    "--on", help="The day it happened: YYYY-MM-DD or words (default: today).",
+    show_default=False)]
+
+
+@ledger_app.command("done")
+def ledger_done(entry_id: EntryArg, on: OnOpt = None, vault: VaultOpt = None,
+                db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+                debug: DebugOpt = False) -> None:
+    """Check a commitment off: its line gets ✅ and the day, as Obsidian Tasks writes it (a
+    recurring one also gets its next occurrence)."""
+    from . import render
+
+    when_ = parse_now(now)
+    with _vault(vault, db) as v:
+        render.revised(v.complete_commitment(entry_id, on=on, now=when_), json_)
+
+
+@ledger_app.command("cancel")
+def ledger_cancel(entry_id: EntryArg, on: OnOpt = None, vault: VaultOpt = None,
+                  db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+                  debug: DebugOpt = False) -> None:
+    """Cancel a commitment: its line gets [-] and ❌ with the day, as Obsidian Tasks writes it."""
+    from . import render
+
+    when_ = parse_now(now)
+    with _vault(vault, db) as v:
+        render.revised(v.cancel_commitment(entry_id, on=on, now=when_), json_)
+
+
+@ledger_app.command("move")
+def ledger_move(
+    entry_id: EntryArg,
+    due_on: Annotated[str, typer.Option(
+        "--due", help="The new due date: YYYY-MM-DD or words ('next friday').")],
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Reschedule a commitment: its line gets the new 📅 due date (nothing else changes)."""
+    from . import render
+
+    when_ = parse_now(now)
+    with _vault(vault, db) as v:
+        render.revised(v.reschedule_commitment(entry_id, due_on, now=when_), json_)
 
 
 @ledger_app.command("suggest")
@@ -259,21 +322,21 @@ def ledger_suggest(
 
 @ledger_app.command("accept")
 def ledger_accept(
-    cand: Annotated[str, typer.Argument(metavar="CAND", help="A candidate id from `ledger "
-                                        "suggest`.")],
+    cands: Annotated[list[str], typer.Argument(
+        metavar="CAND...", help="Candidate ids from `ledger suggest` (one or more).")],
     edit: Annotated[str | None, typer.Option(
-        "--edit", help="Your own wording of the commitment (replaces the action).",
+        "--edit", help="Your own wording of the commitment (replaces the action; one CAND).",
         show_default=False)] = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Append a suggested commitment to the ledger (as `ledger add` does) and mark it
+    """Append suggested commitments to the ledger (as `ledger add` does) and mark them
     accepted."""
     from . import render
 
     when = parse_now(now)
     with _vault(vault, db) as v:
-        render.decision(v.accept(cand, edit, now=when), json_)
+        render.decision(v.accept(cands, edit, now=when), json_)
 
 
 @ledger_app.command("reject")
@@ -308,15 +371,19 @@ def get(
 def nudge(
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="When silent, say why on stderr.")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Record nothing: what a tick would show (for trying --now).")] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """One proactive tick: print at most one nudge, or nothing (run it every 15 minutes)."""
+    """One proactive tick: print at most one nudge, or nothing (run it every 15 minutes).
+    What it shows is recorded (fatigue and the daily cap count it), --now included;
+    --dry-run records nothing."""
     from . import render
 
     when = parse_now(now)
     with _vault(vault, db) as v:
-        result = v.nudge(now=when)
+        result = v.nudge(now=when, record=not dry_run)
     render.nudge(result, json_, verbose)
 
 
@@ -351,7 +418,7 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
     settings = config.load(vault or (None if _env_vault() else find_root(Path.cwd())), db)
     if not settings.vault.is_dir():
         raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
-    exe = shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
+    exe = _own_script() or shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
     target = f"--vault {_quote(settings.vault)}"
     if settings.db != settings.vault / ".vaultmem" / "vaultmem.db":
         target += f" --db {_quote(settings.db)}"
@@ -360,6 +427,14 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
         f"0 * * * *    {exe} index {target} --json >/dev/null\n"
         f"30 3 * * *   {exe} salience {target} >/dev/null\n"
         f"*/15 * * * * {exe} nudge {target}\n")
+
+
+def _own_script() -> str | None:
+    """The `vaultmem` script of the Python running this one (a venv's bin/), so that
+    cron runs this install whatever else is on its PATH."""
+    script = Path(sys.executable).parent / ("vaultmem.exe" if sys.platform == "win32"
+                                            else "vaultmem")
+    return str(script) if script.is_file() else None
 
 
 def _env_vault() -> str | None:
@@ -399,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
     except VaultmemError as exc:
         if debug:
             raise
-        sys.stderr.write(f"vaultmem: {exc}\n")
+        sys.stderr.write(f"vaultmem: {in_terms(str(exc), 'cli')}\n")
         return 2 if isinstance(exc, UsageError) else 1
     except Exception as exc:  # noqa: BLE001 - last resort: one line, not a traceback
         if _is_usage_error(exc):  # typer vendors click: match its exceptions by shape
@@ -469,16 +544,37 @@ def mcp_server(
     no_watch: Annotated[bool, typer.Option(
         "--no-watch", help="Check the vault with a walk before each answer instead of a file "
                            "watcher (for file systems without change notification).")] = False,
+    no_index: Annotated[bool, typer.Option(
+        "--no-index", help="Do not build an index for a vault never indexed (exit 1 "
+                           "instead).")] = False,
     vault: VaultOpt = None, db: DbOpt = None, debug: DebugOpt = False,
 ) -> None:
     """Serve the vault to agents: an MCP server on stdio, the index kept fresh.
 
-    Tools: search, get_note, due, ledger, ledger_history, add_commitment, status. The
-    model loads once; before each answer, edits made on disk are indexed.
+    Tools: search, get_note, due, ledger, ledger_history, add_commitment,
+    complete_commitment, cancel_commitment, reschedule_commitment, status. The model
+    loads once; a vault never indexed is indexed first (progress on stderr); before each
+    answer, edits made on disk are indexed. SIGTERM or Ctrl-C at any moment: exit 0.
     """
+    _stop_at_once("starting")  # until the server takes over; its SDK takes a while to load
+    sys.stderr.write("vaultmem mcp: starting\n")
+    sys.stderr.flush()
     from .mcp_server import serve
 
-    serve(vault, db, watch=not no_watch, debug=debug)
+    serve(vault, db, watch=not no_watch, debug=debug, index=not no_index)
+
+
+def _stop_at_once(doing: str) -> None:
+    """SIGTERM or SIGINT from now on: say so and exit 0 at once (nothing is open yet)."""
+    import os
+    import signal
+
+    def handle(signum, frame):
+        os.write(2, f"vaultmem mcp: stopped by {signal.Signals(signum).name} while "
+                    f"{doing}\n".encode())
+        os._exit(0)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handle)
 
 
 @app.command("watch")

@@ -50,3 +50,33 @@ class StoreReadOnlyError(VaultmemError):
         super().__init__(
             f"the store {path} is read-only (its file or folder cannot be written): queries "
             f"work, but {what} needs write access")
+
+
+# Core messages name a parameter or a call the way the library spells it, in backticks
+# (`prefix`, `ledger(include_closed=True)`); each face says it in its own words, once,
+# where it prints the message: the CLI's flags and commands, the MCP server's tools.
+TERMS = {
+    "cli": {
+        "now": "--now", "prefix": "--in", "edit": "--edit", "snooze": "--for",
+        "links": "--link", "when": "--when", "due": "--due", "start": "--start",
+        "scheduled": "--scheduled", "keywords": "--keywords", "project": "--project",
+        "on": "--on", "limit": "-k/--limit", "horizon": "--horizon", "weight": "--weight",
+        "db": "--db", "cands": "CAND",
+        "ledger(include_closed=True)": "`vaultmem ledger --all`",
+        "suggestions()": "`vaultmem ledger suggest`", "index()": "`vaultmem index`",
+        "query()": "`vaultmem query`",
+    },
+    "mcp": {
+        "ledger(include_closed=True)": "the `ledger` tool with include_closed",
+        "query()": "`search`", "index()": "indexing",
+        "suggestions()": "`vaultmem ledger suggest`",
+    },
+}
+
+
+def in_terms(message: str, face: str) -> str:
+    """`message` with the library's terms said as `face` ("cli", "mcp") says them."""
+    import re
+
+    words = TERMS.get(face, {})
+    return re.sub(r"`([^`]+)`", lambda m: words.get(m.group(1), m.group(0)), message)

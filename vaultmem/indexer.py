@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from . import clock, ledger_sync, migrations, prospective, status
 from .config import Settings
@@ -25,6 +26,14 @@ from .vault import ChangePlan, content_hash, plan_changes, scan
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_GROUP = 256  # texts per embed call and commit: bounds memory and lost work on a kill
 READ_CACHE_BYTES = 64 << 20
+
+
+class IndexWarning(NamedTuple):
+    """A problem with one file (and line), for the user to fix: an item of `warnings`."""
+
+    path: str
+    line: int | None
+    message: str
 
 
 @dataclass
@@ -42,7 +51,7 @@ class IndexReport:
     unresolved_targets: int = 0  # the distinct notes they name
     attachment_links: int = 0  # links to files that are not notes: neither
     seconds: float = 0.0
-    warnings: list[tuple[str, int | None, str]] = field(default_factory=list)
+    warnings: list[IndexWarning] = field(default_factory=list)
     rebuild: dict | None = None  # set by `index --rebuild` (recover.py): what was carried
 
     def as_dict(self) -> dict:
@@ -130,12 +139,16 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     for key, field_name in LINK_FIGURES:
         setattr(report, field_name, counts[key])
     walk_warnings = [(p, None, m) for p, m in found.warnings]
+    if not found.files:  # an empty or a wrong folder: say so, rather than "0 new"
+        walk_warnings.append(("", None, f"no markdown notes found under {settings.vault}: "
+                              "is it the vault folder (the one holding your .md notes)?"))
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
         store.set_meta(SETTLED, json.dumps({
             "fingerprint": embedder.fingerprint, "links": counts,
             "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]}))
     report.warnings[:0] = walk_warnings
+    report.warnings = [IndexWarning(*w) for w in report.warnings]
     report.seconds = round(time.perf_counter() - started, 3)
     store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
                      report.as_dict())
@@ -370,7 +383,8 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
             escaping.append((source, line, f"link to {target!r} leaves the vault: not followed"))
     with store.atomic():
         store.set_link_targets(updates)
-        ledger_sync.resolve_entry_links(store, resolver, ids)
+        lost = ledger_sync.resolve_entry_links(store, resolver, ids)
+        store.replace_warnings("entry-link", None, lost)
         before = store.remembered_pairs(sources)
         now_pairs = store.resolved_pairs(sources)
         for source_id, target_id in sorted(now_pairs - before):
@@ -380,7 +394,7 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
         paths = None if sources is None else [p for p, i in ids.items() if i in pending]
         store.replace_warnings("link", paths, escaping)
         store.set_meta("links_dirty", "0")
-    report.warnings.extend(escaping)
+    report.warnings.extend(escaping + lost)
 
 
 # What a finished run leaves behind: every live text has a vector under this fingerprint,

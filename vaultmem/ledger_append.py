@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -27,62 +27,78 @@ NEW_LEDGER = b"# Ledger\n\n"
 
 @dataclass
 class Added:
-    """What `ledger add` wrote: the new entry's id, where, and the line itself."""
+    """What `ledger add` wrote: the new entry's id, where, the line itself and the dates
+    it holds; `unresolved`: the links that name no note yet; `indexed`: whether the store
+    was brought in step with it (False: another run was writing the store)."""
 
     id: str
     ledger: str
     line: int
     text: str
+    due: str | None = None
+    start: str | None = None
+    scheduled: str | None = None
+    unresolved: list[str] = field(default_factory=list)
+    indexed: bool = False
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, "id": self.id, "ledger": self.ledger, "line": self.line,
-                "text": self.text}
+                "text": self.text, "due": self.due, "start": self.start,
+                "scheduled": self.scheduled, "unresolved": self.unresolved,
+                "indexed": self.indexed}
 
 
 def compose(action: str, *, due: date | None = None, when: str | None = None,
             links: tuple[str, ...] = (), project: str | None = None,
-            block_id: str | None = None, start: date | None = None) -> str:
-    """One task line in the Obsidian Tasks / Dataview syntax the ledger reads:
+            block_id: str | None = None, start: date | None = None,
+            scheduled: date | None = None, keywords: tuple[str, ...] = ()) -> str:
+    """One task line in the Obsidian Tasks / Dataview syntax the ledger reads, its dates
+    last as Tasks writes them (Tasks reads its fields from the end of a line only):
 
-        - [ ] Pay the plumber [when:: the invoice comes] 📅 2026-08-15 [[Plumber]] ^c-pay
+        - [ ] Pay the plumber [when:: the invoice comes] [[Plumber]] 📅 2026-08-15 ^c-pay
 
-    `start` (Tasks' `🛫`) opens the firing window before the due date.
+    `start` (Tasks' `🛫`) and `scheduled` (`⏳`) open the firing window before the due date.
     """
     action = " ".join(action.split())
     if not action:
         raise UsageError("say what the commitment is: the text is empty")
     parts = ["- [ ]", action]
     if when is not None:
-        parts.append(f"[when:: {_field_value('--when', when)}]")
-    if start is not None:
-        parts.append(f"🛫 {start.isoformat()}")
-    if due is not None:
-        parts.append(f"📅 {due.isoformat()}")
+        parts.append(f"[when:: {_field_value('when', when)}]")
+    if keywords:
+        words = [_field_value("keywords", w) for w in keywords]
+        if any("," in w for w in words):
+            raise UsageError("`keywords`: give each keyword on its own, without commas")
+        parts.append(f"[keywords:: {', '.join(words)}]")
     parts += [f"[[{_link(link)}]]" for link in links]
     if project is not None:
-        parts.append(f"[project:: {_field_value('--project', project)}]")
+        parts.append(f"[project:: {_field_value('project', project)}]")
+    for emoji, day in (("🛫", start), ("⏳", scheduled), ("📅", due)):
+        if day is not None:
+            parts.append(f"{emoji} {day.isoformat()}")
     if block_id:
         parts.append(f"^{block_id}")
     return " ".join(parts)
 
 
-def _field_value(flag: str, value: str) -> str:
+def _field_value(param: str, value: str) -> str:
     value = " ".join(value.split())
     if not value or _FORBIDDEN.search(value):
-        raise UsageError(f"{flag} {value!r}: give a non-empty text without brackets")
+        raise UsageError(f"`{param}` {value!r}: give a non-empty text without brackets")
     return value
 
 
 def _link(name: str) -> str:
     name = name.strip().removeprefix("[[").removesuffix("]]").strip()
     if not name or _FORBIDDEN.search(name):
-        raise UsageError(f"--link {name!r}: give a note name or path, e.g. --link Plumber")
+        raise UsageError(f"`links` {name!r}: give a note name or path, e.g. Plumber")
     return name
 
 
 def add(vault: Path, ledger_rel: str, action: str, *, due: date | None = None,
         when: str | None = None, links: tuple[str, ...] = (), project: str | None = None,
-        taken: set[str] = frozenset(), start: date | None = None) -> Added:
+        taken: set[str] = frozenset(), start: date | None = None,
+        scheduled: date | None = None, keywords: tuple[str, ...] = ()) -> Added:
     """Append a new open commitment to the ledger note `ledger_rel` (created if missing).
 
     `taken`: ids already in use (the store's entries); block ids written in the ledger
@@ -92,7 +108,8 @@ def add(vault: Path, ledger_rel: str, action: str, *, due: date | None = None,
     path = _inside(vault, ledger_rel)
     before = path.read_bytes() if path.exists() else None
     text = _decode(before, ledger_rel)
-    draft = compose(action, due=due, when=when, links=links, project=project, start=start)
+    draft = compose(action, due=due, when=when, links=links, project=project, start=start,
+                    scheduled=scheduled, keywords=keywords)
     entry = _read_back(draft)
     ident = new_id(LedgerEntry(entry.line, draft, "open", entry.action),
                    set(taken) | set(_BLOCK_IDS.findall(text)))
@@ -100,7 +117,9 @@ def add(vault: Path, ledger_rel: str, action: str, *, due: date | None = None,
     if _read_back(line).block_id != ident:
         raise UsageError(f"the new line would not keep its id: {line!r}")
     number = _write(path, before, line)
-    return Added(ident, ledger_rel, number, line)
+    iso = {k: d.isoformat() if d else None
+           for k, d in (("due", due), ("start", start), ("scheduled", scheduled))}
+    return Added(ident, ledger_rel, number, line, **iso)
 
 
 def _inside(vault: Path, rel: str) -> Path:
@@ -139,8 +158,13 @@ def _write(path: Path, before: bytes | None, line: str) -> int:
     body = NEW_LEDGER if before is None else before
     if body and not body.endswith((b"\n", b"\r")):
         body += newline
-    data = body + line.encode("utf-8") + newline
-    number = body.count(b"\n") + 1
+    write_ledger(path, before, body + line.encode("utf-8") + newline)
+    return body.count(b"\n") + 1
+
+
+def write_ledger(path: Path, before: bytes | None, data: bytes) -> None:
+    """The one way a ledger note is written: `data` to a fsynced temporary file renamed
+    over `path`, only if the file still holds `before` (None: it did not exist)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # a dot name: never indexed
     try:
@@ -152,8 +176,8 @@ def _write(path: Path, before: bytes | None, line: str) -> int:
             os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
         current = path.read_bytes() if path.exists() else None
         if current != before:
-            raise VaultmemError(f"{path.name} changed on disk while the line was being "
-                                "added: nothing written; run the command again")
+            raise VaultmemError(f"{path.name} changed on disk while vaultmem was writing "
+                                "it: nothing written; run the command again")
         os.replace(tmp, path)
     except OSError as exc:
         raise VaultmemError(f"cannot write {path}: {exc.strerror or exc}") from None
@@ -161,7 +185,6 @@ def _write(path: Path, before: bytes | None, line: str) -> int:
         if tmp.exists():
             tmp.unlink()
     _fsync_dir(path.parent)
-    return number
 
 
 def _fsync_dir(folder: Path) -> None:

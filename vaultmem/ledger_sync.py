@@ -117,17 +117,48 @@ def condition_hash(condition: str) -> str:
     return content_hash(embed_text("", "", condition).encode())
 
 
-def resolve_entry_links(store: Store, resolver, ids: dict[str, int]) -> None:
-    """Point every present entry's links at notes, as a wiki-link from its ledger would."""
+def resolve_entry_links(store: Store, resolver, ids: dict[str, int]
+                        ) -> list[tuple[str, int, str]]:
+    """Point every present entry's links at notes, as a wiki-link from its ledger would.
+    Returns a warning for each link that names no note but named one that has since been
+    moved or renamed (the ledger would otherwise lose it without a word)."""
     rows = store.execute(
-        "SELECT l.entry_id, l.ord, l.target_raw, e.ledger_path FROM entry_links l "
+        "SELECT l.entry_id, l.ord, l.target_raw, e.ledger_path, e.line FROM entry_links l "
         "JOIN entries e ON e.id = l.entry_id WHERE e.present = 1").fetchall()
-    updates = []
-    for entry_id, ord_, target, ledger_path in rows:
+    updates, unresolved = [], []
+    for entry_id, ord_, target, ledger_path, line in rows:
         hit = resolver.resolve(Link(target, "wiki", None, None, None, 0), ledger_path)
         updates.append((ids.get(hit) if hit else None, entry_id, ord_))
+        if hit is None:
+            unresolved.append((entry_id, target, ledger_path, line))
     store.executemany(
         "UPDATE entry_links SET target_id = ? WHERE entry_id = ? AND ord = ?", updates)
+    return _renamed_targets(store, unresolved, ids) if unresolved else []
+
+
+def _renamed_targets(store: Store, unresolved, ids: dict[str, int]) -> list[tuple]:
+    """(ledger, line, message) for the unresolved entry links that resolve to a path a
+    live note had before it was moved or renamed (the ops log keeps every move)."""
+    from .resolve import Resolver
+
+    paths = {note_id: path for path, note_id in ids.items()}
+    former: dict[str, int] = {}
+    for note_id, old in store.execute(
+            "SELECT note_id, json_extract(detail, '$.from') FROM ops WHERE op = 'moved' "
+            "ORDER BY id"):
+        if note_id in paths and old and old not in ids:
+            former[old] = note_id
+    if not former:
+        return []
+    resolver = Resolver(former)
+    out = []
+    for entry_id, target, ledger_path, line in unresolved:
+        hit = resolver.resolve(Link(target, "wiki", None, None, None, 0), ledger_path)
+        if hit:
+            out.append((ledger_path, line, f"commitment {entry_id} lost its link to "
+                        f"{target} (renamed to {paths[former[hit]]}?): link the note by "
+                        "its new name"))
+    return out
 
 
 # -- views: the texts the trigger matcher compares a context with ---------------------

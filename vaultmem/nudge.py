@@ -223,11 +223,19 @@ def _override(base: Params, values: dict) -> Params:
 
 @dataclass
 class Nudge:
+    """The message of a tick: its item, value and terms, and why now. The JSON's keys
+    are its attributes (`nudge.id`, `nudge.text`, …)."""
+
     item: Item
     value: float
     terms: Terms
     why: str
     surfacing_id: int = 0
+
+    id = property(lambda self: self.item.id)
+    kind = property(lambda self: self.item.kind)
+    text = property(lambda self: self.item.text)
+    notes = property(lambda self: self.item.notes)
 
 
 @dataclass
@@ -250,8 +258,10 @@ class TickResult:
                 "candidates": self.candidates}
 
 
-def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True) -> TickResult:
-    """Compute every value, update the hysteresis state, emit at most one nudge."""
+def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True,
+         record: bool = True) -> TickResult:
+    """Compute every value, update the hysteresis state, emit at most one nudge.
+    `record` False: a dry run that stores nothing (no surfacing, no state)."""
     now = clock.local_naive(now)
     items = load_items(store)
     state = {r[0]: (bool(r[1]), r[2]) for r in store.execute(
@@ -284,7 +294,8 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
         nudge = Nudge(item, value, t, explain(t, item, now))
         updates.append((item.id, False, value))
         reason = "nudged"
-    _save(store, now, updates, nudge)
+    if record:
+        _save(store, now, updates, nudge)
     return TickResult(now, nudge, reason, len(items), values)
 
 
@@ -356,10 +367,10 @@ def parse_duration(text: str) -> timedelta:
             raise ValueError(text)
         span = timedelta(**{unit: amount})
     except (ValueError, OverflowError):
-        raise UsageError(f"--for {text!r}: use a positive number and m, h or d, e.g. 2h") \
-            from None
+        raise UsageError(f"`snooze` {text!r}: use a positive number and m, h or d, e.g. "
+                         "2h") from None
     if span > MAX_SNOOZE:
-        raise UsageError(f"--for {text!r}: at most 3650d")
+        raise UsageError(f"`snooze` {text!r}: at most 3650d")
     return span
 
 
@@ -384,7 +395,7 @@ def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
     if kind not in FEEDBACK_KINDS:
         raise UsageError(f"{kind!r}: answer accept, dismiss or snooze")
     if snooze is not None and kind != "snooze":
-        raise UsageError(f"--for goes with snooze only, not with {kind}")
+        raise UsageError(f"`snooze` goes with snooze only, not with {kind}")
     now = clock.local_naive(now)
     row = store.execute("SELECT id FROM surfacings WHERE item_id = ? ORDER BY id DESC LIMIT 1",
                         [item_id]).fetchone()

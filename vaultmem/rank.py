@@ -24,6 +24,7 @@ from . import clock, commitments, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder
 from .errors import UsageError
+from .rows import Item, plain
 from .schema import SCHEMA
 from .snippet import snippet
 from .store import Store
@@ -70,6 +71,16 @@ class QueryOptions:
 
 
 @dataclass
+class HitCommitment(Item):
+    """A commitment linking a hit's note that fires now, and why."""
+
+    id: str
+    action: str
+    why: str
+    grounded: bool
+
+
+@dataclass
 class Hit:
     rank: int
     path: str
@@ -81,13 +92,13 @@ class Hit:
     pinned: bool
     snippet: str
     heading: str = ""
-    commitments: list[dict] = field(default_factory=list)
+    commitments: list[HitCommitment] = field(default_factory=list)
     explain: dict | None = None
 
     def as_dict(self) -> dict:
         row = {"rank": self.rank, "path": self.path, "title": self.title, "score": self.score,
                "cosine": self.cosine, "salience": self.salience, "firing": self.firing,
-               "pinned": self.pinned, "commitments": self.commitments,
+               "pinned": self.pinned, "commitments": plain(self.commitments),
                "snippet": self.snippet, "heading": self.heading}
         if self.explain is not None:
             row["explain"] = self.explain
@@ -104,10 +115,10 @@ class QueryResult:
     candidates: int
     seconds: float
     stale: list[str] = field(default_factory=list)  # indexed notes gone from disk: skipped
-    firing: list[dict] = field(default_factory=list)  # every open entry firing now (SPEC 1)
+    firing: list[commitments.FiringRow] = field(default_factory=list)  # firing now (SPEC 1)
     prefix: str | None = None  # `--in`: the terminal strip shows the commitments under it
 
-    def strip(self, ambient: int = 3) -> tuple[list[dict], int]:
+    def strip(self, ambient: int = 3) -> tuple[list, int]:
         """What the terminal shows above the results (SPEC 5): every grounded firing and
         the `ambient` most urgent background ones, and how many more are due. With `--in`,
         only the commitments that link a note under that folder, like the results."""
@@ -121,7 +132,8 @@ class QueryResult:
         return {"schema": SCHEMA, "query": self.query,
                 "now": self.now.isoformat(timespec="seconds"), "weight": self.weight,
                 "fire_weight": self.fire_weight, "candidates": self.candidates,
-                "seconds": self.seconds, "stale": self.stale, "firing": self.firing,
+                "seconds": self.seconds, "stale": self.stale,
+                "firing": plain(self.firing),
                 "results": [hit.as_dict() for hit in self.results]}
 
 
@@ -168,7 +180,7 @@ def _rank(store, embedder, context, opts, now, settings
     firings = (commitments.firing_now(store, settings, now, context, embedder.fingerprint,
                                       commitments.nearest_notes(note_ids, cosine))
                if opts.prospective else [])
-    lane = [f.as_dict(commitments.note_paths(store, f.entry.note_ids)) for f in firings]
+    lane = [f.row(commitments.note_paths(store, f.entry.note_ids)) for f in firings]
     if not len(m.note_ids):
         return [], 0, [], [], lane
     eligible = _eligible(note_ids, titles, opts)
@@ -406,8 +418,8 @@ def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
     heading, text = ctx.store.chunk_texts([chunk_id]).get(chunk_id, ("", ""))
     note_id = int(ctx.note_ids[i])
     path, title = ctx.titles[note_id]
-    commits = [{"id": f.entry.id, "action": f.entry.action, "why": f.why,
-                "grounded": f.grounded} for f in ctx.fired.get(note_id, [])]
+    commits = [HitCommitment(f.entry.id, f.entry.action, f.why, f.grounded)
+               for f in ctx.fired.get(note_id, [])]
     hit = Hit(rank, path, title, round(float(ctx.score[i]), 4), round(float(ctx.cosine[i]), 4),
               round(float(ctx.salience[i]), 4), bool(ctx.firing[i]), pinned,
               snippet(text, ctx.text),
@@ -481,7 +493,7 @@ def _eligible(note_ids: np.ndarray, titles: dict, opts: QueryOptions) -> np.ndar
         folders = sorted({p.split("/", 1)[0] + "/" for p in paths if "/" in p},
                          key=str.casefold)
         shown = ", ".join(folders[:12]) + (", …" if len(folders) > 12 else "")
-        raise UsageError(f"--in {opts.prefix!r}: no indexed note is under that folder; "
+        raise UsageError(f"`prefix` {opts.prefix!r}: no indexed note is under that folder; "
                          f"top-level folders: {shown or 'none (every note is at the root)'}")
     return inside
 

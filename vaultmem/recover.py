@@ -24,7 +24,7 @@ from . import clock, config
 from .config import Settings
 from .embed import Embedder
 from .errors import VaultmemError
-from .indexer import IndexReport, Progress, index_vault
+from .indexer import IndexReport, IndexWarning, Progress, index_vault
 from .store import Store, writer_lock
 
 # History, in the order it is written (notes first: the rest points at them).
@@ -55,9 +55,14 @@ class RebuildReport:
     placeholders: int
 
     def lines(self) -> list[str]:
+        """What the rebuild did, for the person: where the old store went, what came over."""
         kept = ", ".join(f"{table} {n:,}" for table, n in self.carried.items())
-        out = [f"the old store was moved to {self.moved_to} (kept, never deleted)",
-               f"carried over: {kept or 'nothing'}"]
+        return [f"the old store was moved to {self.moved_to} (kept, never deleted)",
+                f"carried over: {kept or 'nothing'}"]
+
+    def problems(self) -> list[str]:
+        """What could not be carried over: the rebuild's warnings."""
+        out = []
         for table, stretches in self.lost.items():
             out.append(f"could not be read, not carried over: {table}: "
                        + "; ".join(stretches))
@@ -106,7 +111,8 @@ def rebuild(settings: Settings, embedder: Embedder, *, now: datetime,
             {t: s.unreadable for t, s in salvaged.items() if s.unreadable}, placeholders)
         report.rebuild = {"moved_to": summary.moved_to, "carried": summary.carried,
                           "lost": summary.lost, "placeholders": placeholders}
-        report.warnings[:0] = [(str(db), None, line) for line in summary.lines()]
+        report.warnings[:0] = [IndexWarning(str(db), None, line)
+                               for line in summary.problems()]
     return report
 
 

@@ -94,11 +94,16 @@ def index_report(report, as_json: bool) -> None:
         emit_json(report.as_dict())
         return
     for w in report.warnings:
-        warn(f"warning: {w[0]}{':' + str(w[1]) if w[1] else ''}: {w[2]}")
+        where = f"{w[0]}{':' + str(w[1]) if w[1] else ''}: " if w[0] else ""
+        warn(f"warning: {where}{w[2]}")
+    if report.rebuild:
+        kept = ", ".join(f"{t} {n:,}" for t, n in report.rebuild["carried"].items())
+        warn(f"the old store was moved to {report.rebuild['moved_to']} (kept, never "
+             f"deleted); carried over: {kept or 'nothing'}")
     reparsed = f", {report.reparsed} re-parsed" if report.reparsed else ""
     warn(f"indexed in {report.seconds:.2f}s: {report.new} new, {report.modified} modified, "
-         f"{report.moved} moved, {report.deleted} deleted{reparsed}, "
-         f"{report.unchanged} unchanged; "
+         f"{report.moved} moved, {report.deleted} deleted, {report.touched} touched"
+         f"{reparsed}, {report.unchanged} unchanged; "
          f"{report.embedded} chunks embedded; {len(report.warnings)} warnings; "
          f"{report.links_unresolved} unresolved links to {report.unresolved_targets} notes")
 
@@ -405,8 +410,34 @@ def added(result, as_json: bool) -> None:
         emit_json(result.as_dict())
         return
     sys.stdout.write(f"{result.id}\n")
-    warn(f"added to {result.ledger}:{result.line}: {result.text}\n"
-         "run `vaultmem index` to bring it into the store")
+    dates = ", ".join(f"{name} {day}" for name, day in (
+        ("from", result.start), ("scheduled", result.scheduled), ("due", result.due)) if day)
+    warn(f"added to {result.ledger}:{result.line}: {result.text}"
+         + (f"\n  {dates}" if dates else ""))
+    for name in result.unresolved:
+        warn(f"warning: [[{name}]] names no note in the vault (yet): the link is written as "
+             "given; check the name, or create the note")
+    _not_indexed(result.indexed)
+
+
+def _not_indexed(indexed: bool) -> None:
+    if not indexed:
+        warn("note: another vaultmem run is writing the index: it was not brought in step; "
+             "the next `vaultmem index` reads the new line")
+
+
+def revised(result, as_json: bool) -> None:
+    """`ledger done`, `cancel`, `move`: the id on stdout, the line written on stderr."""
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    sys.stdout.write(f"{result.id}\n")
+    warn(f"{result.kind}: {result.ledger}:{result.line}: {result.text}")
+    if result.occurrence:
+        kept = result.occurrence["id"] or "an occurrence of its own"
+        warn(f"  the done occurrence is kept as {kept} at {result.ledger}:"
+             f"{result.occurrence['line']}: {result.occurrence['text']}")
+    _not_indexed(result.indexed)
 
 
 def suggestions(result, as_json: bool) -> None:
@@ -431,12 +462,13 @@ def decision(result, as_json: bool) -> None:
     if as_json:
         emit_json(result.as_dict())
         return
-    if result.status == "accepted":
-        sys.stdout.write(f"{result.entry}\n")
-        warn(f"{result.id} accepted: added to {result.ledger}:{result.line}: {result.text}\n"
-             "run `vaultmem index` to bring it into the store")
-    else:
-        warn(f"{result.id} rejected: it will not be suggested again")
+    for d in result.results:
+        if d.status == "accepted":
+            sys.stdout.write(f"{d.entry}\n")
+            warn(f"{d.id} accepted: added to {d.ledger}:{d.line}: {d.text}")
+        else:
+            warn(f"{d.id} rejected: it will not be suggested again")
+    _not_indexed(result.indexed)
 
 
 def note(result, as_json: bool) -> None:
@@ -449,9 +481,10 @@ def note(result, as_json: bool) -> None:
         "changed since indexed" if doc["changed_since_index"] else "indexed")
     out.print(f"[bold]{_esc(doc['title'])}[/]  [dim]{_esc(doc['path'])} ({state})[/]",
               highlight=False)
-    if doc["tags"] or doc["aliases"]:
-        out.print(f"[dim]tags[/] {_esc(', '.join(doc['tags']))}  "
-                  f"[dim]aliases[/] {_esc(', '.join(doc['aliases']))}", highlight=False)
+    labels = [f"[dim]{name}[/] {_esc(', '.join(doc[name]))}" for name in ("tags", "aliases")
+              if doc[name]]
+    if labels:
+        out.print("  ".join(labels), highlight=False)
     for c in doc["commitments"]:
         when = c["due"] or (f"when {c['condition']}" if c["condition"] else "")
         out.print(f"[yellow]commitment[/] {_esc(c['id'])} ({c['status']}) "

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .config import Settings
 from .resolve import fold, names_attachment
+from .rows import Item
 from .schema import SCHEMA
 from .store import Store
 from .vault import printable
@@ -55,7 +56,7 @@ def gather(store: Store, settings: Settings) -> dict:
     return {
         "vault": printable(str(settings.vault)), "db": printable(str(settings.db)),
         "counts": counts,
-        "last_runs": {kind: _last_run(store, kind) for kind in ("index", "salience")},
+        "last_runs": {kind: last_run(store, kind) for kind in ("index", "salience")},
         # A link written with an alias stays unresolved (SPEC 2); say which note has it.
         "unresolved_links": [{"source": p, "line": ln, "target": t, "kind": k,
                               "alias_of": aliases.get(fold(t), [])}
@@ -91,7 +92,7 @@ def _prospective_counts(store: Store) -> dict:
     return out
 
 
-def _last_run(store: Store, kind: str) -> dict | None:
+def last_run(store: Store, kind: str) -> dict | None:
     row = store.execute(
         "SELECT kind, started, finished, status, counts FROM runs WHERE kind = ? "
         "ORDER BY id DESC LIMIT 1", [kind]).fetchone()
@@ -103,9 +104,48 @@ def _last_run(store: Store, kind: str) -> dict | None:
 
 @dataclass
 class Status:
-    """`vaultmem status`: the document `gather` builds, versioned."""
+    """`vaultmem status`: the document `gather` builds, versioned. Its keys are its
+    attributes too, the items of its lists typed."""
 
     doc: dict
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, **self.doc}
+
+    vault = property(lambda self: self.doc["vault"])
+    db = property(lambda self: self.doc["db"])
+    counts = property(lambda self: self.doc["counts"])
+    last_runs = property(lambda self: self.doc["last_runs"])
+    ledger = property(lambda self: self.doc["ledger"])
+    prospective = property(lambda self: self.doc["prospective"])
+    candidates = property(lambda self: self.doc["candidates"])
+    config = property(lambda self: self.doc["config"])
+
+    @property
+    def unresolved_links(self) -> list[UnresolvedLink]:
+        return [UnresolvedLink(**row) for row in self.doc["unresolved_links"]]
+
+    @property
+    def warnings(self) -> list[StatusWarning]:
+        return [StatusWarning(**row) for row in self.doc["warnings"]]
+
+
+@dataclass
+class UnresolvedLink(Item):
+    """A link naming no note: where it is written, and the notes that carry the name as
+    an alias (aliases are no link targets)."""
+
+    source: str
+    line: int
+    target: str
+    kind: str
+    alias_of: list[str]
+
+
+@dataclass
+class StatusWarning(Item):
+    """A problem with one file (and line), kept until the file is fixed."""
+
+    path: str
+    line: int | None
+    message: str

@@ -142,8 +142,13 @@ def within(root: PurePath, path: PurePath) -> bool:
 
 def normalize_prefix(prefix: str | None) -> str:
     """A `--in` folder as note paths spell it: "./projects/", "projects\\" and
-    "projects" are one folder; "" and "." are the whole vault."""
+    "projects" are one folder; "" and "." are the whole vault; "../x" is refused."""
     text = (prefix or "").strip().replace("\\", "/")
+    if text and posixpath.normpath(text.lstrip("/")).split("/")[0] == "..":
+        from .errors import UsageError
+
+        raise UsageError(f"`prefix` {prefix!r} climbs out of the vault: give a folder "
+                         "inside it, relative to its root (e.g. projects/house)")
     folded = posixpath.normpath("/" + text).lstrip("/") if text else ""
     return "" if folded in ("", ".") else folded + "/"
 
