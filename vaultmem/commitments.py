@@ -210,25 +210,25 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
     told = {False: _Told(context.text, False), True: _Told(context.text, True)}
     vetoes = tuple(c.veto for c in trigger.scoped_clauses(context.text) if c.veto)
     subjects = {k: _subject_names(entries, views, t.named, rare) for k, t in told.items()}
-    out = {}
-    for i, entry in enumerate(entries):
-        if not entry.condition:
-            continue
-        t = told[i in ahead]
-        subject = (trigger.name_stems(entry.condition) & t.named) | subjects[i in ahead].get(
-            entry.id, set())
-        place = trigger.place_of(entry.condition)
-        place_words = tuple(sorted(trigger.content_stems(place)))
-        evidence = cue.Evidence(
-            entry.condition, trigger.word_evidence(entry.condition, t.text, weights),
-            hits.get(i), floors.get(i, -1.0),
-            tuple(sorted(t.placed & (set(place_words) | _titled(subject, views, entry))))
-            if place else (),
-            place_words, tuple(sorted(subject)), _said(t.sentences, subject),
-            _keywords_found(entry.keywords, t.stems), _condition_date(entry.condition, today),
-            vetoes)
-        out[entry.id] = cue.decide(evidence, settings)
-    return out
+    return {entry.id: cue.decide(_evidence(
+        entry, told[i in ahead], subjects[i in ahead].get(entry.id, set()), hits.get(i),
+        floors.get(i, -1.0), views, weights, vetoes, today), settings)
+        for i, entry in enumerate(entries) if entry.condition}
+
+
+def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float, views,
+              weights: dict[str, float], vetoes: tuple[str, ...], today) -> cue.Evidence:
+    """One entry's evidence from what the context tells (`noted`: the names only its
+    linked notes carry that the context says)."""
+    subject = (trigger.name_stems(entry.condition) & told.named) | noted
+    place = trigger.place_of(entry.condition)
+    place_words = tuple(sorted(trigger.content_stems(place)))
+    placed = told.placed & (set(place_words) | _titled(subject, views, entry)) if place else ()
+    return cue.Evidence(
+        entry.condition, trigger.word_evidence(entry.condition, told.text, weights), hit,
+        floor, tuple(sorted(placed)), place_words, tuple(sorted(subject)),
+        _said(told.sentences, subject), _keywords_found(entry.keywords, told.stems),
+        _condition_date(entry.condition, today), vetoes)
 
 
 class _Told:

@@ -82,11 +82,13 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(word)
 
 
-def content_stems(text: str) -> set[str]:
-    """Stemmed content words: lower-cased, stop words and one-letter words dropped."""
+@lru_cache(maxsize=4096)
+def content_stems(text: str) -> frozenset[str]:
+    """Stemmed content words: lower-cased, stop words and one-letter words dropped.
+    (Cached: the matcher asks for each condition's stems several times per context.)"""
     words = [w.lower().replace("'s", "") for w in WORD.findall(text)]
     words = [w for w in words if len(w) > 1 and w not in STOP]
-    return set(stem_words(words))
+    return frozenset(stem_words(words))
 
 
 @dataclass(frozen=True)
