@@ -1,20 +1,19 @@
-"""The trigger matcher and firing rules: zero inference, arithmetic only (SPEC 5).
+"""What the trigger matcher reads in a context and a condition: zero inference, word
+rules and arithmetic only (SPEC 5). The rules that weigh it are in `cue.py`.
 
-A condition matches a context when either half says so:
-
-* keyword-and-date: the stemmed content words of the condition (and any
-  `keywords::`) are found in the stemmed context, or a date named in the
-  condition has arrived;
-* semantic: some unit of the context (the whole text, each sentence, each
-  clause: a long context carries several concerns, and the moment may be one of
-  them) is close enough in meaning to some view of the entry (its condition, the
-  condition with its action; for "is the query about this entry": its action).
-  The keyword half of "about" also takes the titles and aliases of the notes the
-  entry links.
-  The units are embedded in the same model call as the query; the views at index
-  time. A unit fires only the entries it matches best (within `match_margin`):
-  one concern of a context is the moment of the commitment it resembles most,
-  not of every commitment that resembles it a little.
+* Clauses and their vetoes (`scoped_clauses`): a clause that says its event has not
+  happened (negated, pending, almost, asked) is no evidence.
+* Words: content stems (Snowball), weighed by IDF (`word_evidence`), told apart into
+  names and the rest (`name_stems`); the places a context puts one at (`placed_stems`);
+  the kinds of event it speaks of (`event_kinds`); the names a linked note carries
+  (`note_names`).
+* Meaning: the context as units (the whole text, its sentences and clauses, and the
+  told part without vetoed clauses), embedded in the same model call as the query; the
+  entry's views (its condition, "When condition, action", its action, its names alone)
+  at index time. `semantic_evidence` finds each entry's best unit-view pair and its lead
+  over every other entry on that unit: one concern of a context is the moment of the
+  commitment it resembles most, not of every commitment that resembles it a little.
+* Dates: a date written in a condition that has arrived (`keyword_match`).
 
 Every decision carries a human reason.
 """
