@@ -62,8 +62,10 @@ class Settings:
     about_threshold: float = 0.18  # a dated entry's own text vs the context: "about it"
     context_units: str = "clauses"  # whole | sentences | clauses: how a context is split
     clause_offset: float = 0.05  # what a single clause needs on top of either threshold
-    match_margin: float = 0.0  # a unit fires only the entries within this of its best
+    match_margin: float = 0.25  # meaning alone: its lead over every other entry's cosine
+    support_margin: float = 0.05  # words or an event: the lead meaning must not deny them
     note_ratio: float = 0.5  # a view needs this share of the best cosine to another note
+    subject_margin: float = 0.15  # meaning: how much closer than to the condition's names
     fire_slot: int = 1  # notes of a grounded firing entry rank no lower than this
     # ledger, prospective items, nudges (SPEC 3, 7, 8)
     ledger_notes: tuple = ("Ledger.md",)
@@ -274,8 +276,10 @@ RULES: dict[str, Rule] = {
     "about_threshold": _between(-1, 1),
     "context_units": _one_of("whole", "sentences", "clauses"),
     "clause_offset": _between(0, 1),
-    "match_margin": _between(0, 2),
+    "match_margin": _between(-2, 2),
     "note_ratio": _between(0, 1),
+    "support_margin": _between(-2, 2),
+    "subject_margin": _between(-2, 2),
     "fire_slot": _between(1, 1000, _whole),
     "ledger_notes": Rule(_names, lambda v: all(n.lower().endswith(".md") for n in v),
                          "vault-relative note paths ending in .md (comma-separated in the "

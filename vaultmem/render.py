@@ -129,7 +129,7 @@ def query_result(result, as_json: bool = False, explain: bool = False, *,
     if fmt is not None:
         sys.stdout.write(listing(fmt, [hit.as_dict() for hit in result.results]))
         return
-    _firing_strip(result.firing)
+    _firing_strip(*result.strip())
     if not result.results:
         warn("no results")
         return
@@ -338,16 +338,17 @@ def _highlighted(snippet: str, query: str):
     return text
 
 
-def _firing_strip(firing: list[FiringRow]) -> None:
-    """What fires now, above the results: each commitment, on the query or in the
-    background, and why (a due commitment is never silent)."""
-    if not firing:
-        return
+def _firing_strip(firing: list[FiringRow], more: int = 0) -> None:
+    """What fires now, above the results: each commitment that fires on the query, the
+    few most urgent in the background, and how many more are due (a due commitment is
+    never silent, and the strip never crowds the answer)."""
     out = _console(False)
     for f in firing:
         how = "[bold yellow]fires on the query[/]" if f["grounded"] else "[dim]in the background[/]"
         out.print(f"↑ [bold]{_esc(f['id'])}[/] {_esc(f['action'])} — {how}: {_esc(f['why'])}",
                   highlight=False)
+    if more:
+        out.print(f"[dim]+{more} more due — `vaultmem due`[/]", highlight=False)
 
 
 def _esc(text) -> str:
