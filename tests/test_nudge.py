@@ -813,6 +813,9 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
     assert "expenses" not in [i for _, i in saturday]  # work waits for a working day
     sat = next(c for c in v.tick(datetime(2026, 8, 15, 10)).candidates if c.id == "expenses")
     assert sat.terms.hours == 0.0
+    stated = replace(v.item("expenses"), params=replace(v.item("expenses").params, hours="9-18"))
+    assert hours_boost(stated, datetime(2026, 8, 15, 12)) == 0.0  # stated hours: still a weekday
+    assert hours_boost(stated, datetime(2026, 8, 14, 12)) > 0.0
 
 
 def test_a_call_or_an_email_goes_in_office_hours_unless_its_hours_are_stated(nudge_vault):
@@ -820,11 +823,13 @@ def test_a_call_or_an_email_goes_in_office_hours_unless_its_hours_are_stated(nud
                      "- [ ] Ring the van hire to confirm the slot 📅 2026-08-14 ^van\n"
                      "- [ ] Email the landlord my new address 📅 2026-08-14 ^landlord\n"
                      "- [ ] Call Mum about Sunday 📅 2026-08-14 [nudge_hours:: 18-21] ^mum\n"})
-    assert [v.item(i).work for i in ("van", "landlord")] == [True, True]
-    shown = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="accept")
+    assert [v.item(i).call for i in ("van", "landlord", "mum")] == [True, True, True]
+    shown = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="dismiss")
     assert shown == [(datetime(2026, 8, 14, 9, 30), "van"),
                      (datetime(2026, 8, 14, 9, 45), "landlord"),
                      (datetime(2026, 8, 14, 18, 30), "mum")]
+    saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 16, 22), answer="dismiss")
+    assert {i for _, i in saturday} == {"mum"}  # the weekend: offices are shut; Mum is not
 
 
 def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_that_morning(

@@ -130,7 +130,8 @@ class Item:
     referenced: datetime | None = None
     notes: list[str] = field(default_factory=list)
     cue: str | None = None  # why the context matches it, when it does
-    work: bool = False  # a work item: working hours, weekdays, when it states no hours
+    work: bool = False  # a work item: weekdays only; working hours unless it states some
+    call: bool = False  # a call or an email: working hours unless it states some
     at: time | None = None  # a time of day in its text, on its due day ...
     bound: str = ""  # ... and what it bounds: "by" a deadline, "after", "at" an event
     silent: str = ""  # why it has no moment of its own (an idea with no date), if so
@@ -140,13 +141,16 @@ class Item:
         return self.kind not in PROSPECTIVE_KINDS
 
     def hours(self, day: date) -> str:
-        """Its preferred hours on `day`: stated, else its kind's: working hours on weekdays
-        (none at the weekend) for work, personal hours for the rest."""
-        p = self.params
+        """Its preferred hours on `day`. Work waits for a working day, whatever its hours.
+        Hours not stated are its kind's: working hours for work and for a call (an office
+        answers then), personal hours for the rest."""
+        p, weekday = self.params, day.weekday() < 5
+        if self.work and not weekday:
+            return ""
         if p.hours:
             return p.hours
-        if self.work:
-            return p.work_hours if day.weekday() < 5 else ""
+        if self.work or self.call:
+            return p.work_hours if weekday else ""
         return p.personal_hours
 
 
@@ -385,8 +389,8 @@ def _entries(store: Store) -> list[Item]:
             _created(json.loads(raw).get("created"), first_seen), params,
             due=due_on, opens=opens if opens and (not due_on or opens < due_on) else None,
             priority=factor, stated_hours=stated, notes=notes,
-            work=is_work([*json.loads(tags or "[]"), project or ""], notes)
-            or is_call(action),
+            work=is_work([*json.loads(tags or "[]"), project or ""], notes),
+            call=is_call(action),
             at=clock_time.at if clock_time else None,
             bound=clock_time.bound if clock_time else ""))
     return items
