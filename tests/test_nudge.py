@@ -806,6 +806,8 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
                      "- [ ] Order the wedding present 📅 2026-08-14 ^gift\n"
                      "- [ ] Submit the expenses 📅 2026-08-15 #work ^expenses\n"})
     assert (v.item("pr").work, v.item("notes").work, v.item("gift").work) == (True, True, False)
+    own = nudge_vault({"Ledger.md": "- [ ] Post the parcel [nudge_personal_hours:: 17-19]\n"})
+    assert load_items(own.store)[0].params.personal_hours == "17-19"
     friday = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="accept")
     assert friday == [(datetime(2026, 8, 14, 9, 30), "pr"), (datetime(2026, 8, 14, 9, 45), "notes"),
                       (datetime(2026, 8, 14, 12, 30), "gift")]

@@ -53,6 +53,7 @@ HOUR = timedelta(hours=1)
 SETTLE_SHARE = 0.25  # the boost starts this share of a block in (at most `settle_minutes`)
 PROSPECTIVE_KINDS = ("plan", "idea", "question", "decision", "insight")
 SHOWN = 3  # candidates named by `nudge -v` and the JSON `candidates` list
+SPANS = ("hours", "work_hours", "personal_hours")  # parameters that are hour ranges
 WORK_WORDS = ("work",)  # a tag, project or folder so named marks a work item
 # A 🛫 window speaks up in its last part: this share of it, between these many days.
 WINDOW_SHARE = 1 / 3
@@ -497,7 +498,7 @@ def _override(base: Params, values: dict) -> tuple[Params, bool]:
     changes = {}
     for name, raw in _overridden(values).items():
         try:
-            changes[name] = str(raw) if name == "hours" else float(raw)
+            changes[name] = str(raw) if name in SPANS else float(raw)
         except (TypeError, ValueError):
             continue
     return replace(base, **changes), "hours" in changes
