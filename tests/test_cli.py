@@ -100,7 +100,7 @@ def test_query_in_matches_the_folder_regardless_of_case_and_spelling(indexed, ca
 def test_query_in_a_folder_with_no_notes_names_the_folders_that_exist(indexed, capsys):
     code, out, err = cli(capsys, "query", "notes", "--vault", indexed, "--in", "nowhere")
     assert code == 2 and not out
-    assert "--in 'nowhere': no indexed note is under that folder" in err
+    assert "--in 'nowhere': no indexed note is under it" in err
     assert "people/" in err and "Traceback" not in err
 
 

@@ -73,7 +73,7 @@ class Vault:
     def due(self, day: int, context: str | None = None,
             hour: int = 9) -> list[tuple[str, str, str]]:
         """What fires at that day and hour: (id, kind, why), in the due set's order."""
-        return [(f.entry.id, f.kind, f.why) for f in self.due_result(day, context, hour).firing]
+        return [(f.id, f.kind, f.why) for f in self.due_result(day, context, hour).firing]
 
 
 @pytest.fixture

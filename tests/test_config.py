@@ -153,11 +153,18 @@ def test_an_unknown_key_in_the_file_is_refused_by_name(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "wieght" in err
     assert "Traceback" not in err and "internal error" not in err
+    assert err.endswith("every setting is listed by `vaultmem status --json`\n")
+
+
+def test_an_unknown_setting_is_named_to_a_library_caller_in_its_terms(tmp_path):
+    with pytest.raises(ConfigError, match=r"\(from `fame`\): every setting is listed by "
+                       r"`status\(\)`"):
+        config.load(tmp_path, fame=1)
 
 
 def test_an_unknown_flag_is_refused_by_name(tmp_path):
     with pytest.raises(ConfigError, match=r"unknown setting\(s\) \['fame', 'glory'\] \(from "
-                       r"--fame, --glory\)"):
+                       r"`fame`, `glory`\)"):
         config.load(tmp_path, fame=1, glory=2)
 
 

@@ -58,7 +58,7 @@ def test_tools_are_listed_for_an_agent(root):
         return (await client.list_tools()).tools
 
     tools = {t.name: t for t in session(root, calls)}
-    assert set(tools) == set(TOOLS) == {"search", "get_note", "due", "ledger",
+    assert set(tools) == set(TOOLS) == {"search", "get_note", "related", "due", "ledger",
                                         "ledger_history", "add_commitment",
                                         "complete_commitment", "cancel_commitment",
                                         "reschedule_commitment", "status", "nudge"}
@@ -67,8 +67,10 @@ def test_tools_are_listed_for_an_agent(root):
         for name, prop in tool.input_schema.get("properties", {}).items():
             assert prop.get("description"), (tool.name, name)
     search = tools["search"].input_schema["properties"]
-    assert set(search) == {"text", "limit", "prefix", "weight", "no_prospective", "floor",
-                           "include_closed", "explain", "mode", "now", "log"}
+    assert set(search) == {"text", "limit", "folders", "not_folders", "tags", "not_tags",
+                           "where", "changed_since", "changed_before", "include_ledger",
+                           "weight", "no_prospective", "floor", "include_closed", "explain",
+                           "mode", "now", "log"}
     assert tools["search"].annotations.read_only_hint is True
     assert tools["add_commitment"].annotations.read_only_hint is False
     assert tools["complete_commitment"].annotations.destructive_hint is True
@@ -121,6 +123,8 @@ def test_every_tool_answers_its_command_document(root):
             "due": doc(await client.call_tool("due", {"now": NOW, "horizon": 3,
                                                       "context": "the vendor quote"})),
             "note": doc(await client.call_tool("get_note", {"path": "Home"})),
+            "related": doc(await client.call_tool("related", {"note": "Bathroom", "now": NOW,
+                                                              "depth": 1, "limit": 5})),
             "status": doc(await client.call_tool("status", {})),
         }
 
@@ -133,6 +137,8 @@ def test_every_tool_answers_its_command_document(root):
         assert got["due"] == v.due(now=datetime(2026, 8, 15), horizon=3,
                                    context="the vendor quote").as_dict()
         assert got["note"] == v.get("Home").as_dict()
+        assert got["related"] == v.related("Bathroom", now=datetime(2026, 8, 15), depth=1,
+                                           limit=5).as_dict()
         assert got["status"]["counts"] == v.status().as_dict()["counts"]
 
 
@@ -143,6 +149,8 @@ def test_every_tool_answers_its_command_document(root):
     ("search", {"text": "  "}, "the query is empty"),
     ("search", {"text": "x", "now": "someday"}, "`now` 'someday' is not an ISO date"),
     ("search", {"text": "x", "mode": "fuzzy"}, "bad arguments for search: mode:"),
+    ("search", {"text": "x", "weight": 50}, "setting weight = 50.0 (from `weight`) is not "
+                                            "allowed: use a number from 0 to 10"),
     ("get_note", {"path": "Nowhere"}, "no note 'Nowhere' in the index"),
     ("ledger_history", {"id": "c-nothing"}, "no ledger entry 'c-nothing': the `ledger` tool "
                                             "with include_closed lists every id"),
@@ -302,3 +310,50 @@ def test_an_indexer_failure_still_answers_from_the_store(root, monkeypatch):
         "note: the index could not be brought up to date (internal error: KeyError: 'thus'): "
         "answered from the index as it is"]
     assert doc(after)["results"][0]["path"] == "inbox.md" and notes_of(after) == []
+
+
+def test_a_message_never_asks_an_agent_to_run_a_command():
+    """An agent has tools, not a shell: a CLI command in a message is the user's."""
+    from vaultmem.errors import TERMS
+    from vaultmem.mcp_server import error
+
+    for said in TERMS["mcp"].values():
+        assert "vaultmem " not in said or said.startswith("the user's "), said
+    text = error("no candidate 'c-x': `suggestions()` lists them").content[0].text
+    assert text == "no candidate 'c-x': the user's `vaultmem ledger suggest` lists them"
+
+
+def test_a_stop_during_an_answer_names_it_and_lets_it_end(root, monkeypatch):
+    """A SIGTERM while a tool call is being answered says so, and the vault is closed
+    only once the answer has ended. The answer is held open by the test (an event, not a
+    sleep), so the stop lands inside it every time."""
+    import signal
+    import threading
+
+    from vaultmem import mcp_server
+
+    said, exits = [], []
+    spoke, entered, release = threading.Event(), threading.Event(), threading.Event()
+    monkeypatch.setattr(mcp_server, "_line", lambda m: (said.append(m), spoke.set()))
+    monkeypatch.setattr(mcp_server.Stop, "exit_now",
+                        staticmethod(lambda doing=None: exits.append(doing)))
+    service = Service(root, None, watch=False, embedder=FakeEmbedder())
+
+    def answer(vault):
+        entered.set()
+        release.wait()
+        return {"answered": vault.status().as_dict()["counts"]["notes"]}
+
+    answered = service.owner.submit(lambda: service._answer(answer, False, "search"))
+    assert entered.wait(300)  # a safety net for a call that never starts, not a wait
+    stop = mcp_server.Stop()
+    stop.service = service
+    handler = threading.Thread(target=stop.handle, args=(signal.SIGTERM, None))
+    handler.start()
+    assert spoke.wait(300)
+    assert said == ["stopped by SIGTERM while answering search"]
+    assert not answered.done() and not exits  # the answer is still in progress
+    release.set()
+    handler.join(300)
+    assert json.loads(answered.result().content[0].text)["answered"] > 0
+    assert service.stopping and exits == [None]  # closed after the answer, then exit 0

@@ -79,6 +79,7 @@ def test_readme_lists_every_json_documents_keys(tmp_path):
         docs["ledger accept"] = vault.accept(first, now=now)
         docs["reject"] = vault.reject(second, now=now)
         docs["get"] = vault.get("Bathroom")
+        docs["related"] = vault.related("Bathroom", now=now)
         docs["salience"] = vault.salience(now=now)
         docs["nudge"] = vault.nudge(now=datetime(2026, 8, 15, 10))
         nudged = docs["nudge"].as_dict()["nudge"]["id"]

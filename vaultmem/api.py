@@ -19,7 +19,7 @@ mentions for salience unless `log=False`.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -33,45 +33,70 @@ MARKERS = (config.STORE_DIR, ".obsidian")  # folders that mark a vault's root
 def _when(now: datetime | date | str | None) -> datetime:
     """`now` as naive local time (clock.py's one rule); the system clock when None. A
     string is read as `--now` is ("2026-08-15", "2026-08-15T09:30"), a date as its
-    midnight."""
+    midnight. A moment out of `clock.in_range` is a UsageError naming the range."""
+    if now is None:
+        return clock.now()
     if isinstance(now, str):
-        example = "an ISO date or datetime, e.g. 2026-08-15 or 2026-08-15T09:30"
-        if not now.strip():
-            raise UsageError(f"`now` is empty: give {example}, or None for the clock")
         try:
-            return clock.local_naive(datetime.fromisoformat(now.strip()))
-        except ValueError:
-            raise UsageError(f"`now` {now!r} is not {example}") from None
+            return clock.parse_now(now)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     if isinstance(now, date) and not isinstance(now, datetime):
-        return datetime.combine(now, datetime.min.time())
-    return clock.now() if now is None else clock.local_naive(now)
+        now = datetime.combine(now, datetime.min.time())
+    try:
+        return clock.in_range(now)
+    except ValueError as exc:
+        raise UsageError(f"`now` {exc}") from None
 
 
-def _day(value: date | str | None, today: date, param: str) -> date | None:
-    """A date given as a date, an ISO date or words ("next friday"), read against today."""
+def _window(value: date | str | None, today: date, param: str
+            ) -> tuple[date | None, date | None]:
+    """(window start, day) of a date given as a date, an ISO date or words ("next
+    friday"), read against today as `suggestions` reads a note: a period in words ("next
+    week") is its last day (a deadline) and opens its window on its first."""
     if value is None or isinstance(value, date):
-        return value
+        return None, value.date() if isinstance(value, datetime) else value
     from .form import read_window
 
     window = read_window(value, today)
     if window is None:
         raise UsageError(f"`{param}` {value!r} is not a date: give YYYY-MM-DD or words "
-                         "such as 'next friday' or 'in two weeks'")
-    return (window[0] or window[1]) if param in ("start", "scheduled") else window[1]
-
-
-def _due(value: date | str | None, today: date) -> tuple[date | None, date | None]:
-    """(window start, due date) for a due date: a period in words ("next week") is due
-    on its last day and opens its window on its first, as `suggestions` proposes."""
-    if value is None or isinstance(value, date):
-        return None, value
-    from .form import read_window
-
-    window = read_window(value, today)
-    if window is None:
-        raise UsageError(f"`due` {value!r} is not a date: give YYYY-MM-DD or words such "
-                         "as 'next friday' or 'by the end of the month'")
+                         "such as 'next friday' or 'by the end of the month'")
     return window
+
+
+def _first_day(value: date | str | None, today: date, param: str) -> date | None:
+    """A date that opens a window (`start`, `scheduled`): a period's first day."""
+    start, day = _window(value, today, param)
+    return start or day
+
+
+def _day_done(value: date | str | None, today: date) -> date:
+    """The day a commitment was done or cancelled (`on`, default today): words are read
+    backward ("friday": the last Friday), and the day has come."""
+    from .dates import day_back
+
+    back = day_back(value, today) if isinstance(value, str) else None
+    day = back or _window(value, today, "on")[1] or today
+    if day > today:
+        shown = repr(value) if isinstance(value, str) else day.isoformat()
+        raise UsageError(f"`on` {shown} is after today ({today.isoformat()}): a commitment "
+                         "is done or cancelled on a day that has come")
+    return day
+
+
+def _query_options(options: dict[str, Any], known: type) -> dict[str, Any]:
+    """A query's options, those that are settings (weight, mode, …) checked by the
+    settings' own rules (`config.check`): one route, one message, for every face."""
+    from .rank import FILTER_FIELDS
+
+    names = ({f.name for f in fields(known)} | set(FILTER_FIELDS)) - {"limit"}
+    unknown = sorted(set(options) - names)
+    if unknown:
+        raise UsageError(f"unknown query option(s) {unknown}: use {', '.join(sorted(names))}")
+    checked = config.check({k: v for k, v in options.items() if k in config.RULES},
+                           UsageError)
+    return {**options, **checked}
 
 
 def find_root(start: Path) -> Path:
@@ -155,20 +180,35 @@ class Vault:
 
     def index(self, *, full: bool = False, now: datetime | None = None, progress=None):
         """Bring the store up to date with the vault (incremental; `full` re-parses all)."""
+        from .errors import VaultGoneError
         from .indexer import index_vault
+        from .vault import folder_identity
 
-        with self.store.writer_lock("index"):
-            return index_vault(self.store, self.settings, self.embedder, now=_when(now),
-                               full=full, progress=progress)
+        when = _when(now)
+        folder = folder_identity(self.settings.vault)
+        try:
+            with self.store.writer_lock("index"):
+                return index_vault(self.store, self.settings, self.embedder, now=when,
+                                   full=full, progress=progress)
+        except Exception as exc:
+            # A vault deleted with its store inside fails the store first: say what happened.
+            if folder is not None and folder_identity(self.settings.vault) != folder:
+                raise VaultGoneError(self.settings.vault) from exc
+            raise
 
     def salience(self, *, now: datetime | None = None):
         """Recompute every note's standing salience and its components (SPEC 4)."""
+        from .indexer import stopped
         from .salience import run_salience
 
         when = _when(now)
         with self.store.writer_lock("salience"):
             run_id = self.store.start_run("salience", when.isoformat(timespec="seconds"))
-            report = run_salience(self.store, self.settings, when)
+            try:
+                report = run_salience(self.store, self.settings, when)
+            except BaseException as exc:
+                stopped(self.store, run_id, exc)
+                raise
             self.store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
                                   {"notes": report.notes, "seconds": report.seconds})
         return report
@@ -180,25 +220,46 @@ class Vault:
                        keywords: tuple[str, ...] | list[str] = (),
                        now: datetime | date | str | None = None):
         """Append one open commitment to the ledger note (the first of `ledger_notes`), in
-        its own syntax with a fresh block id, and bring the store in step with it.
+        its own syntax with a fresh block id, and bring the store in step with it. The
+        line is remembered (appended.py) so that an editor saving over it is noticed.
 
         Dates are dates or words, read against `now` as `suggestions` reads a note ("next
         friday", "2026-08-20"; a period such as "next week" is due on its last day, a
         week's Friday, and unless `start` is given opens the window on its first).
+        The result's `unresolved` are its links that name no note, as the index resolved
+        them (none are known when another run held the store: `indexed` is False).
         """
+        from . import appended
         from .ledger_append import add
 
         when_ = _when(now)
-        window, due_day = _due(due, when_.date())
+        window, due_day = _window(due, when_.date(), "due")
         taken = {row[0] for row in self.store.execute("SELECT id FROM entries")}
         added = add(self.settings.vault, self.settings.ledger_notes[0], text, due=due_day,
-                    when=when, links=tuple(links), project=project, taken=taken,
-                    start=_day(start, when_.date(), "start") or window,
-                    scheduled=_day(scheduled, when_.date(), "scheduled"),
+                    when=when, links=tuple(links), project=project,
+                    taken=taken | appended.ids(self.store),
+                    start=_first_day(start, when_.date(), "start") or window,
+                    scheduled=_first_day(scheduled, when_.date(), "scheduled"),
                     keywords=tuple(keywords))
+        appended.remember(self.store, added, clock.now().isoformat(timespec="seconds"))
         added.indexed = self._in_step(when_)
-        added.unresolved = self._unresolved(links, added.ledger)
+        added.unresolved = self._unresolved(added.id) if added.indexed else []
         return added
+
+    def restore(self, entry_id: str, *, drop: bool = False,
+                now: datetime | date | str | None = None):
+        """Put back a line vaultmem appended that the ledger was saved without (`ledger`
+        lists them under `lost`), or with `drop`, forget it: it is gone on purpose."""
+        from . import appended
+        from .ledger_append import append_line
+
+        stamp = _when(now).isoformat(timespec="seconds")
+        if drop:
+            return appended.drop(self.store, entry_id, stamp)
+        ledger, line = appended.lost_line(self.store, entry_id)
+        added = append_line(self.settings.vault, ledger, line)
+        appended.remember(self.store, added, stamp, entry_id)
+        return appended.Restored(entry_id, "restored", ledger, added.line, line)
 
     def complete_commitment(self, entry_id: str, *, on: date | str | None = None,
                             now: datetime | date | str | None = None):
@@ -208,7 +269,7 @@ class Vault:
         from .ledger_edit import complete
 
         when_ = _when(now)
-        day = _day(on, when_.date(), "on") or when_.date()
+        day = _day_done(on, when_.date())
         return self._revise(entry_id, when_, lambda *at: complete(*at, day))
 
     def cancel_commitment(self, entry_id: str, *, on: date | str | None = None,
@@ -217,7 +278,7 @@ class Vault:
         from .ledger_edit import cancel
 
         when_ = _when(now)
-        day = _day(on, when_.date(), "on") or when_.date()
+        day = _day_done(on, when_.date())
         return self._revise(entry_id, when_, lambda *at: cancel(*at, day))
 
     def reschedule_commitment(self, entry_id: str, due: date | str, *,
@@ -229,7 +290,7 @@ class Vault:
         when_ = _when(now)
         if due is None or (isinstance(due, str) and not due.strip()):
             raise UsageError("`due` is empty: give the new due date")
-        day = _due(due, when_.date())[1]
+        day = _window(due, when_.date(), "due")[1]
         return self._revise(entry_id, when_, lambda *at: reschedule(*at, day))
 
     def _revise(self, entry_id: str, now: datetime, edit):
@@ -261,15 +322,13 @@ class Vault:
             return False
         return True
 
-    def _unresolved(self, links, ledger: str) -> list[str]:
-        """The links of a new entry that name no note, as its ledger resolves them."""
-        from .resolve import Resolver
-        from .rows import Link
+    def _unresolved(self, entry_id: str) -> list[str]:
+        """A new entry's links that name no note, as the index resolved them: the very
+        `unresolved` that `ledger()` lists for it."""
+        from .commitments import list_entries
 
-        resolver = Resolver(self.store.path_ids())
-        return [name for name in links
-                if not resolver.resolve(Link(name.strip().removeprefix("[[").removesuffix("]]"),
-                                             "wiki", None, None, None, 0), ledger)]
+        return next((e.unresolved for e in list_entries(self.store, False).results
+                     if e.id == entry_id), [])
 
     def nudge(self, *, now: datetime | date | str | None = None, context: str | None = None,
               record: bool = True):
@@ -311,17 +370,25 @@ class Vault:
     # -- reads -------------------------------------------------------------------------
 
     def query(self, text: str, *, now: datetime | None = None, log: bool = True,
-              limit: int = 10, prefix: str | None = None, **options: Any):
+              limit: int = 10, **options: Any):
         """Rank notes for `text` (SPEC 5). `options`: any `rank.QueryOptions` field
         (weight, prospective, floor, include_closed, explain, mode, …); unset ones take
-        the vault's settings. `log=False` leaves the mention log alone."""
+        the vault's settings. `log=False` leaves the mention log alone.
+
+        Filters (`filters.Filters.build`), applied before ranking: `folders` and
+        `not_folders` (vault-relative folders, a string or a list), `tags` (all of them;
+        "-x" excludes x) and `not_tags`, `where` ("key=value" / "key!=value" on front
+        matter, all of them), `changed_since` / `changed_before` (a date or datetime, the
+        file's modification time), `include_ledger` (ledger notes are no hits otherwise).
+        """
         from .rank import QueryOptions, run_query
 
         if not text.strip():
             raise UsageError("the query is empty: say what you are looking for")
         if limit < 1:
             raise UsageError(f"limit {limit}: ask for at least one result")
-        opts = QueryOptions.from_settings(self.settings, limit=limit, prefix=prefix, **options)
+        options = _query_options(options, QueryOptions)
+        opts = QueryOptions.from_settings(self.settings, limit=limit, **options)
         if not log:
             opts = replace(opts, log_mentions=0)
         return run_query(self.store, self.query_embedder, text, opts, _when(now),
@@ -346,9 +413,12 @@ class Vault:
 
     def ledger(self, *, include_closed: bool = False):
         """Ledger entries with status, linked notes and revision counts."""
+        from .appended import lost
         from .commitments import list_entries
 
-        return list_entries(self.store, include_closed)
+        result = list_entries(self.store, include_closed)
+        result.lost = lost(self.store)
+        return result
 
     def history(self, entry_id: str):
         """One entry's typed revisions (created, rescheduled, …, removed)."""
@@ -375,11 +445,41 @@ class Vault:
             raise UsageError("name a note: a vault-relative path or its name")
         return get_note(self.store, self.settings.vault, path)
 
+    def related(self, note: str, *, limit: int = 10, depth: int = 2,
+                now: datetime | None = None):
+        """The notes closest to `note` (a path, or a name as a link writes it) by meaning,
+        links (`depth` 1 or 2) and shared tags, each with its reasons; and the note's open
+        commitments with what fires on them at `now`. A read; no model is loaded."""
+        from .related import related
+
+        if not note.strip():
+            raise UsageError("name a note: a vault-relative path or its name")
+        if limit < 1:
+            raise UsageError(f"limit {limit}: ask for at least one result")
+        if depth not in (1, 2):
+            raise UsageError(f"`depth` {depth}: links are followed 1 or 2 steps")
+        fingerprint, dim = self._vector_space()
+        return related(self.store, self.settings, note, _when(now), fingerprint, dim,
+                       limit=limit, depth=depth)
+
+    def _vector_space(self) -> tuple[str, int]:
+        """(fingerprint, dimension) of the stored vectors this vault's model reads,
+        without loading the model: the dimension is a stored vector's length."""
+        from .embed import fingerprint_for
+
+        fingerprint = (self._embedder.fingerprint if self._embedder is not None
+                       else fingerprint_for(self.settings))
+        if getattr(self._embedder, "dim", 0):
+            return fingerprint, self._embedder.dim
+        row = self.store.execute("SELECT length(vector) FROM vectors WHERE fingerprint = ? "
+                                 "LIMIT 1", [fingerprint]).fetchone()
+        return fingerprint, (row[0] // 4 if row else 0)  # float32
+
     def status(self):
         """Counts, last runs, unresolved links, warnings, and every effective setting."""
-        from .status import Status, gather
+        from .status import gather
 
-        return Status(gather(self.store, self.settings))
+        return gather(self.store, self.settings)
 
     # -- Form: commitments found in notes ----------------------------------------------
 

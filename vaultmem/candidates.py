@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import PurePosixPath
 
-from . import form, ledger_append, ledger_sync
+from . import appended, form, ledger_append, ledger_sync
 from .config import Settings
 from .errors import NotFoundError, UsageError, VaultmemError
 from .ledger import STOP_WORDS, LedgerEntry, new_id
@@ -36,15 +36,24 @@ _CHANGES = ("text", "action", "condition", "due", "start")  # what a candidate-c
 
 
 def sync_note(store: Store, settings: Settings, note_id: int, path: str, parsed,
-              text: str | None, mtime_ns: int | None, stamp: str) -> None:
+              text: str | None, mtime_ns: int | None, stamp: str,
+              found: tuple[list[form.Candidate], date | None] | None = None) -> None:
     """Form for one (re)parsed note, in the caller's transaction: its candidates found,
-    changed or retired. Ledger notes hold entries, not candidates."""
-    drafts: list[form.Candidate] = []
+    changed or retired. Ledger notes hold entries, not candidates. `found`: what
+    `find` returned for this note, when the caller ran it already."""
+    drafts, day = found if found is not None else find(settings, path, parsed, text, mtime_ns)
+    _reconcile(store, note_id, path, drafts, day, stamp)
+
+
+def find(settings: Settings, path: str, parsed, text: str | None, mtime_ns: int | None
+         ) -> tuple[list[form.Candidate], date | None]:
+    """(the candidates Form finds in a note, the day they are read against). Pure: the
+    indexer runs it under the parse budget."""
     day = form.note_day(parsed.frontmatter, path, mtime_ns)
     note_type = parsed.frontmatter.get("type")
     if text and day and not ledger_sync.is_ledger(path, str(note_type or ""), settings):
-        drafts = form.extract(text, day).candidates
-    _reconcile(store, note_id, path, drafts, day, stamp)
+        return form.extract(text, day).candidates, day
+    return [], day
 
 
 def retire_note(store: Store, note_id: int, stamp: str) -> None:
@@ -370,12 +379,13 @@ def accept(store: Store, settings: Settings, cand_id: str, edit: str | None,
     action = cand["action"] if edit is None else edit
     source = _link_names(store).get(cand["note_id"], PurePosixPath(cand["path"]).stem)
     links = tuple(dict.fromkeys([source, *json.loads(cand["links"] or "[]")]))
-    taken = {row[0] for row in store.execute("SELECT id FROM entries")}
+    taken = {row[0] for row in store.execute("SELECT id FROM entries")} | appended.ids(store)
     added = ledger_append.add(
         settings.vault, settings.ledger_notes[0], action,
         due=_day(cand["due"]), when=cand["condition"], links=links, taken=taken,
         start=_day(cand["start"]))
     stamp = now.isoformat(timespec="seconds")
+    appended.remember(store, added, stamp)
     with store.atomic():
         store.execute("UPDATE candidates SET status = 'accepted', entry_id = ?, decided_at = ?, "
                       "updated_at = ? WHERE id = ?", [added.id, stamp, stamp, cand_id])

@@ -7,6 +7,7 @@ imported inside the commands so `vaultmem --help` stays light.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +18,7 @@ from .errors import UsageError, VaultmemError, in_terms
 
 app = typer.Typer(
     help="A forward-looking memory for a markdown notes vault.",
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    no_args_is_help=True, pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -34,6 +35,18 @@ NowOpt = Annotated[str | None, typer.Option(
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
 
 
+def _complete_note(ctx: typer.Context, incomplete: str):
+    from .completion import note_names
+
+    return note_names(ctx, incomplete)
+
+
+def _complete_entry(ctx: typer.Context, incomplete: str):
+    from .completion import entry_ids
+
+    return entry_ids(ctx, incomplete)
+
+
 def parse_now(value: str | None) -> datetime | None:
     """--now as naive local time (aware input converted: clock.py); None (the clock) when
     the option was not given."""
@@ -44,7 +57,7 @@ def parse_now(value: str | None) -> datetime | None:
     try:
         return clock.parse_now(value)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--now") from None
+        raise typer.BadParameter(in_terms(str(exc), "cli"), param_hint="--now") from None
 
 
 def parse_day(value: str | None, flag: str) -> date | None:
@@ -100,18 +113,84 @@ def index(
         with render.progress(not json_) as bar:
             report = rebuild_vault(vault_arg or vault, db, now=when, progress=bar)
         return render.index_report(report, json_)
-    with _vault(vault_arg or vault, db, create=True) as v, \
+    with _stop_on_sigterm("index"), _vault(vault_arg or vault, db, create=True) as v, \
             render.progress(not json_) as bar:
         report = v.index(full=full, now=when, progress=bar)
     render.index_report(report, json_)
+
+
+FormatOpt = Annotated[str | None, typer.Option(
+    "--format", help="For scripts: paths (one per line), md, csv or json (as --json).",
+    show_default=False)]
+FORMATS = ("paths", "md", "csv", "json")
+
+
+def output_format(fmt: str | None, json_: bool) -> str | None:
+    """--format, with --json as `--format json`; None is the terminal view."""
+    if fmt is not None and fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r}: use {', '.join(FORMATS)}", param_hint="--format")
+    if json_ and fmt not in (None, "json"):
+        raise typer.BadParameter(f"--json and --format {fmt} ask for two formats: give one",
+                                 param_hint="--format")
+    return "json" if json_ else fmt
+
+
+def _many(values: list[str] | None) -> list[str] | None:
+    return values or None
+
+
+@contextmanager
+def _stop_on_sigterm(what: str):
+    """SIGTERM (a service manager, `kill`) stops a run as Ctrl-C does: between two
+    statements, the open transaction rolled back, the run recorded as interrupted, one
+    line and exit 1, instead of dying with the run still marked running."""
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if main_thread else None
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise VaultmemError(f"stopped: the {what} run was interrupted; what it committed is "
+                            f"kept, and the next `vaultmem {what}` finishes the rest") from None
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 @app.command()
 def query(
     text: Annotated[str, typer.Argument(help="What you are looking for, or the current context.")],
     limit: Annotated[int, typer.Option("-k", "--limit", min=1, help="How many results.")] = 10,
-    prefix: Annotated[str | None, typer.Option(
-        "--in", help="Only notes under this vault-relative folder.", show_default=False)] = None,
+    folders: Annotated[list[str] | None, typer.Option(
+        "--in", metavar="FOLDER", help="Only notes under this vault-relative folder "
+        "(repeat for several).", show_default=False)] = None,
+    not_folders: Annotated[list[str] | None, typer.Option(
+        "--not-in", metavar="FOLDER", help="Leave out notes under this folder (repeatable).",
+        show_default=False)] = None,
+    tags: Annotated[list[str] | None, typer.Option(
+        "--tag", metavar="TAG", help="Only notes tagged TAG or a tag under it (repeat: all "
+        "of them); -TAG leaves them out.", show_default=False)] = None,
+    not_tags: Annotated[list[str] | None, typer.Option(
+        "--not-tag", metavar="TAG", help="Leave out notes tagged TAG or under it.",
+        show_default=False)] = None,
+    where: Annotated[list[str] | None, typer.Option(
+        "--where", metavar="KEY=VALUE", help="Only notes whose front matter has KEY=VALUE "
+        "(a list: among its items), or KEY!=VALUE; repeat: all of them.",
+        show_default=False)] = None,
+    changed_since: Annotated[str | None, typer.Option(
+        "--changed-since", metavar="DATE", help="Only notes whose file changed on or after "
+        "DATE (YYYY-MM-DD or a datetime).", show_default=False)] = None,
+    changed_before: Annotated[str | None, typer.Option(
+        "--changed-before", metavar="DATE", help="Only notes whose file changed before DATE.",
+        show_default=False)] = None,
+    include_ledger: Annotated[bool, typer.Option(
+        "--include-ledger", help="Ledger notes as results too (the firing strip speaks for "
+        "their commitments).")] = False,
     weight: Annotated[float | None, typer.Option(
         "--weight", min=0.0, help="W: the standing-salience blend (default from config).",
         show_default=False)] = None,
@@ -127,6 +206,11 @@ def query(
         "--mode", help="hybrid (default), dense or lexical.", show_default=False)] = None,
     no_log: Annotated[bool, typer.Option(
         "--no-log", help="Do not log the top results as mentions for salience.")] = False,
+    open_: Annotated[bool, typer.Option(
+        "--open", help="Open the first result in Obsidian.")] = False,
+    editor: Annotated[bool, typer.Option(
+        "--editor", help="Open the first result in $EDITOR instead (implies --open).")] = False,
+    fmt: FormatOpt = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -134,13 +218,32 @@ def query(
     from . import render
 
     when = parse_now(now)
+    fmt = output_format(fmt, json_)
     if mode not in (None, "hybrid", "dense", "lexical"):
         raise typer.BadParameter(f"{mode!r}: use hybrid, dense or lexical", param_hint="--mode")
     with _vault(vault, db, preload=True) as v:
-        result = v.query(text, now=when, log=not no_log, limit=limit, prefix=prefix,
-                         weight=weight, mode=mode, prospective=not no_prospective,
-                         floor=floor, include_closed=include_closed, explain=explain)
-    render.query_result(result, json_, explain)
+        result = v.query(text, now=when, log=not no_log, limit=limit, weight=weight, mode=mode,
+                         folders=_many(folders), not_folders=_many(not_folders),
+                         tags=_many(tags), not_tags=_many(not_tags), where=_many(where),
+                         changed_since=changed_since, changed_before=changed_before,
+                         include_ledger=include_ledger,
+                         prospective=not no_prospective, floor=floor,
+                         include_closed=include_closed, explain=explain)
+        root = v.settings.vault
+    render.query_result(result, explain=explain, fmt=fmt, vault=root)
+    if open_ or editor:
+        _open_first(root, result, editor)
+
+
+def _open_first(root: Path, result, editor: bool) -> None:
+    """Open the first result where its user reads it (`opener`)."""
+    from . import opener
+
+    if not result.results:
+        raise VaultmemError("nothing to open: the query returned no note")
+    path = result.results[0].path
+    where = opener.open_note(root, path, editor=editor)
+    sys.stderr.write(f"opened {path} in {where}\n")
 
 
 @app.command()
@@ -150,7 +253,7 @@ def salience(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_
     from . import render
 
     when = parse_now(now)
-    with _vault(vault, db) as v:
+    with _stop_on_sigterm("salience"), _vault(vault, db) as v:
         report = v.salience(now=when)
     render.salience_report(report, json_)
 
@@ -206,7 +309,8 @@ def ledger_list(
 
 @ledger_app.command("show")
 def ledger_show(
-    entry_id: Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.")],
+    entry_id: Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.",
+                                            autocompletion=_complete_entry)],
     vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
 ) -> None:
     """One entry's full history of revisions."""
@@ -253,9 +357,11 @@ def ledger_add(
     render.added(added, json_)
 
 
-EntryArg = Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.")]
+EntryArg = Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.",
+                                         autocompletion=_complete_entry)]
 OnOpt = Annotated[str | None, typer.Option(
-    "--on", help="The day it happened: YYYY-MM-DD or words (default: today).",
+    "--on", help="The day it happened, today or before: YYYY-MM-DD or words ('friday': "
+                 "the last Friday; default: today).",
     show_default=False)]
 
 
@@ -298,6 +404,22 @@ def ledger_move(
     when_ = parse_now(now)
     with _vault(vault, db) as v:
         render.revised(v.reschedule_commitment(entry_id, due_on, now=when_), json_)
+
+
+@ledger_app.command("restore")
+def ledger_restore(
+    entry_id: Annotated[str, typer.Argument(
+        metavar="ID", help="A lost line's id, from `ledger` (or `status`).")],
+    drop: Annotated[bool, typer.Option(
+        "--drop", help="Forget it instead: the line was removed on purpose.")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+) -> None:
+    """Put back a line `ledger add` appended that the ledger was saved without (an editor
+    holding an older copy), or --drop the offer."""
+    from . import render
+
+    with _vault(vault, db) as v:
+        render.restored(v.restore(entry_id, drop=drop), json_)
 
 
 @ledger_app.command("suggest")
@@ -357,7 +479,8 @@ def ledger_reject(
 @app.command()
 def get(
     path: Annotated[str, typer.Argument(
-        metavar="PATH", help="A vault-relative path, or a note name as a link writes it.")],
+        metavar="PATH", help="A vault-relative path, or a note name as a link writes it.",
+        autocompletion=_complete_note)],
     vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
 ) -> None:
     """One note as stored and on disk: front matter, text, links, backlinks, commitments."""
@@ -365,6 +488,30 @@ def get(
 
     with _vault(vault, db) as v:
         render.note(v.get(path), json_)
+
+
+@app.command()
+def related(
+    note: Annotated[str, typer.Argument(
+        metavar="NOTE", help="A vault-relative path, or a note name as a link writes it.",
+        autocompletion=_complete_note)],
+    limit: Annotated[int, typer.Option("-k", "--limit", min=1, help="How many notes.")] = 10,
+    depth: Annotated[int, typer.Option(
+        "--depth", min=1, max=2, help="Follow links 1 or 2 steps.")] = 2,
+    fmt: FormatOpt = None,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Notes close to NOTE by meaning, links (1-2 steps) and shared tags, each with its
+    reasons; and NOTE's open commitments, with what fires on them now."""
+    from . import render
+
+    when = parse_now(now)
+    fmt = output_format(fmt, json_)
+    with _vault(vault, db) as v:
+        result = v.related(note, limit=limit, depth=depth, now=when)
+        root = v.settings.vault
+    render.related(result, fmt, vault=root)
 
 
 @app.command()
@@ -489,7 +636,7 @@ def main(argv: list[str] | None = None) -> int:
         from .store import explain  # a damaged or read-only store: one line, what to do
 
         if (known := explain(exc)) is not None:
-            sys.stderr.write(f"vaultmem: {known}\n")
+            sys.stderr.write(f"vaultmem: {in_terms(str(known), 'cli')}\n")
             return 1
         sys.stderr.write(f"vaultmem: internal error: {type(exc).__name__}: {exc} "
                          "(run with --debug for the traceback)\n")
@@ -555,7 +702,7 @@ def mcp_server(
 ) -> None:
     """Serve the vault to agents: an MCP server on stdio, the index kept fresh.
 
-    Tools: search, get_note, due, ledger, ledger_history, add_commitment,
+    Tools: search, get_note, related, due, ledger, ledger_history, add_commitment,
     complete_commitment, cancel_commitment, reschedule_commitment, status. The model
     loads once; a vault never indexed is indexed first (progress on stderr); before each
     answer, edits made on disk are indexed. SIGTERM or Ctrl-C at any moment: exit 0.

@@ -13,6 +13,11 @@ from __future__ import annotations
 from datetime import date, datetime, time
 
 _EXAMPLE = "e.g. 2026-08-15 or 2026-08-15T09:30"
+# The moments `--now` may name. vaultmem adds and subtracts spans of days, months and
+# centuries to the current moment (horizons, windows, decays, recurrences) and Python's
+# dates end at years 1 and 9999: these bounds leave room for every one of them.
+EARLIEST = datetime(1000, 1, 1)
+LATEST = datetime(9000, 12, 31, 23, 59, 59)
 
 
 def local_naive(moment: datetime) -> datetime:
@@ -28,17 +33,34 @@ def now() -> datetime:
 
 
 def parse_now(text: str | None) -> datetime:
-    """`--now`: None is the system clock; an ISO date is its midnight. Raises ValueError
-    with a message for the user (an empty value is a mistake, not the clock)."""
+    """`now` as text (`--now`, an MCP tool's `now`): None is the system clock; an ISO date
+    is its midnight. Raises ValueError with a message for the user that names the value
+    as the library does, `now` in backticks, for each face to say in its own terms (an
+    empty value is a mistake, not the clock)."""
     if text is None:
         return now()
     if not text.strip():
-        raise ValueError(f"--now is empty: give an ISO date or datetime, {_EXAMPLE}, or "
+        raise ValueError(f"`now` is empty: give an ISO date or datetime, {_EXAMPLE}, or "
                          "leave it out for the system clock")
     try:
-        return local_naive(datetime.fromisoformat(text.strip()))
+        moment = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise ValueError(f"{text!r} is not an ISO date or datetime, {_EXAMPLE}") from None
+        raise ValueError(f"`now` {text!r} is not an ISO date or datetime, {_EXAMPLE}"
+                         ) from None
+    return in_range(moment)
+
+
+def in_range(moment: datetime) -> datetime:
+    """`moment` as naive local time if vaultmem can compute with it (see EARLIEST,
+    LATEST), else ValueError naming the range."""
+    try:
+        local = local_naive(moment)
+    except (OverflowError, ValueError):  # an offset that carries it past year 1 or 9999
+        local = None
+    if local is None or not EARLIEST <= local <= LATEST:
+        raise ValueError(f"{moment.isoformat()} is out of range: give a moment between "
+                         f"{EARLIEST.date()} and {LATEST.date()}")
+    return local
 
 
 def moment(text: str | None) -> datetime | None:

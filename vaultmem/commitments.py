@@ -272,41 +272,40 @@ GROUPS = ("overdue", "today", "triggered", "open", "upcoming")  # the due set's 
 
 
 @dataclass
-class DueItem:
-    """One entry of the due set, with the group it falls in and why."""
+class DueItem(Item):
+    """One entry of the due set: the group it falls in and why. A firing one says how it
+    fired (`grounded`, `strength`); one fired by its trigger which half matched and the
+    scores; one matched by meaning the view and the part of the context that met. Keys
+    that do not apply to an item are None."""
 
-    entry: OpenEntry
+    id: str
+    action: str
     group: str
     why: str
     kind: str  # "date" | "trigger" | "upcoming"
+    condition: str | None
+    due: str | None
+    fires_from: str | None
+    ledger: str
+    line: int
     notes: list[str]
-    details: dict = field(default_factory=dict)
+    grounded: bool | None = None
+    strength: float | None = None
+    half: str | None = None
+    keyword_score: float | None = None
+    semantic_score: float | None = None
+    view: str | None = None
+    view_text: str | None = None
+    unit: str | None = None
+    unit_text: str | None = None
 
-    def as_dict(self) -> dict:
-        e = self.entry
-        return {"id": e.id, "action": e.action, "group": self.group, "why": self.why,
-                "kind": self.kind, "condition": e.condition,
-                "due": e.due.isoformat() if e.due else None,
-                "fires_from": e.fires_from.isoformat() if e.fires_from else None,
-                "ledger": e.ledger_path, "line": e.line, "notes": self.notes, **self.details}
 
-    # The JSON's keys as attributes: `item.id`, `item.due` (ISO, as in JSON), …
-    id = property(lambda self: self.entry.id)
-    action = property(lambda self: self.entry.action)
-    condition = property(lambda self: self.entry.condition)
-    due = property(lambda self: self.entry.due.isoformat() if self.entry.due else None)
-    fires_from = property(lambda self: self.entry.fires_from.isoformat()
-                          if self.entry.fires_from else None)
-    ledger = property(lambda self: self.entry.ledger_path)
-    line = property(lambda self: self.entry.line)
-    grounded = property(lambda self: self.details.get("grounded"))
-    strength = property(lambda self: self.details.get("strength"))
-    half = property(lambda self: self.details.get("half"))
-    keyword_score = property(lambda self: self.details.get("keyword_score"))
-    semantic_score = property(lambda self: self.details.get("semantic_score"))
-
-    def __getitem__(self, key: str):
-        return self.as_dict()[key]
+def _due_item(entry: OpenEntry, group: str, why: str, kind: str, notes: list[str],
+              details: dict) -> DueItem:
+    return DueItem(entry.id, entry.action, group, why, kind, entry.condition,
+                   entry.due.isoformat() if entry.due else None,
+                   entry.fires_from.isoformat() if entry.fires_from else None,
+                   entry.ledger_path, entry.line, notes, **details)
 
 
 @dataclass
@@ -337,8 +336,9 @@ def due_set(store: Store, settings: Settings, now: datetime, context: trigger.Co
     now = clock.local_naive(now)
     firings = firing_now(store, settings, now, context, fingerprint)
     today = now.date()
-    items = [DueItem(f.entry, _group(f, today), f.why, f.kind, [],
-                     {"grounded": f.grounded, "strength": round(f.strength, 3), **f.details})
+    # (entry, group, why, kind, details) of each item, typed once sorted
+    found = [(f.entry, _group(f, today), f.why, f.kind,
+              {"grounded": f.grounded, "strength": round(f.strength, 3), **f.details})
              for f in firings]
     fired = {f.entry.id for f in firings}
     for entry in open_entries(store):
@@ -349,21 +349,21 @@ def due_set(store: Store, settings: Settings, now: datetime, context: trigger.Co
         when = "tomorrow" if days == 1 else f"in {days} days"
         why = (f"due {when} ({start.isoformat()})" if start == entry.due
                else f"window opens {when} ({start.isoformat()})")
-        items.append(DueItem(entry, "upcoming", why, "upcoming", []))
-    items.sort(key=lambda item: (GROUPS.index(item.group), _day_in_group(item, today)))
-    paths = _paths(store, {i for item in items for i in item.entry.note_ids})
-    for item in items:
-        item.notes = [paths[i] for i in item.entry.note_ids if i in paths]
+        found.append((entry, "upcoming", why, "upcoming", {}))
+    found.sort(key=lambda f: (GROUPS.index(f[1]), _day_in_group(f[0], f[1], today)))
+    paths = _paths(store, {i for f in found for i in f[0].note_ids})
+    items = [_due_item(entry, group, why, kind, [paths[i] for i in entry.note_ids if i in paths],
+                       details) for entry, group, why, kind, details in found]
     return DueResult(now, context.text if context else None, horizon, items)
 
 
-def _day_in_group(item: DueItem, today: date) -> date:
+def _day_in_group(entry: OpenEntry, group: str, today: date) -> date:
     """The order within a group: overdue ones by due date, oldest first; upcoming and
     open windows by the day they open; the rest keep the firing order (sort is stable)."""
-    if item.group == "overdue":
-        return item.entry.due or today
-    if item.group in ("upcoming", "open"):
-        return item.entry.fires_from or today
+    if group == "overdue":
+        return entry.due or today
+    if group in ("upcoming", "open"):
+        return entry.fires_from or today
     return today
 
 
@@ -419,12 +419,15 @@ class EntryRow(Item):
 
 @dataclass
 class EntryList:
-    """`vaultmem ledger`: entries with status, linked notes and revision counts."""
+    """`vaultmem ledger`: entries with status, linked notes and revision counts; `lost`:
+    lines vaultmem appended that the ledger was saved without (appended.py)."""
 
     results: list[EntryRow]
+    lost: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"schema": SCHEMA, "results": [r.as_dict() for r in self.results]}
+        return {"schema": SCHEMA, "results": [r.as_dict() for r in self.results],
+                "lost": self.lost}
 
 
 def list_entries(store: Store, include_closed: bool) -> EntryList:

@@ -98,12 +98,12 @@ def load(vault: str | Path | None = None, db: str | Path | None = None, **flags:
     values: dict[str, tuple[Any, str]] = {}
     values.update(_from_file(vault_path / STORE_DIR / "config.toml"))
     values.update(_from_env())
-    values.update({k: (v, f"--{k.replace('_', '-')}") for k, v in flags.items() if v is not None})
+    values.update(_given(flags))
     unknown = sorted(set(values) - set(_TUNABLE))
     if unknown:
         sources = ", ".join(sorted({values[k][1] for k in unknown}))
         raise ConfigError(f"unknown setting(s) {unknown} (from {sources}): every setting is "
-                          "listed by `vaultmem status --json`")
+                          "listed by `status()`")
     return replace(DEFAULTS, vault=vault_path, db=db_path, **_coerce(values))
 
 
@@ -126,7 +126,20 @@ def _from_env() -> dict[str, tuple[Any, str]]:
     return out
 
 
-def _coerce(values: dict[str, tuple[Any, str]]) -> dict[str, Any]:
+def check(values: dict[str, Any], error: type[Exception] = ConfigError) -> dict[str, Any]:
+    """Settings given in code (`Vault.open(weight=0.5)`, `Vault.query(weight=0.5)`, a
+    flag or an MCP argument passed on) checked and converted by their rules, the one
+    route every source takes; None is "not given". A refusal raises `error` naming the
+    value as the library does (`weight`), for each face to say in its own terms."""
+    return _coerce(_given(values), error)
+
+
+def _given(values: dict[str, Any]) -> dict[str, tuple[Any, str]]:
+    return {k: (v, f"`{k}`") for k, v in values.items() if v is not None}
+
+
+def _coerce(values: dict[str, tuple[Any, str]],
+            error: type[Exception] = ConfigError) -> dict[str, Any]:
     """Every value, from whichever source, checked for type and range once, here."""
     out = {}
     for name, (raw, source) in values.items():
@@ -137,8 +150,8 @@ def _coerce(values: dict[str, tuple[Any, str]]) -> dict[str, Any]:
         except (TypeError, ValueError, AttributeError, OverflowError):
             ok = False
         if not ok:
-            raise ConfigError(f"setting {name} = {_shown(raw)} (from {source}) is not allowed: "
-                              f"use {rule.allowed}")
+            raise error(f"setting {name} = {_shown(raw)} (from {source}) is not allowed: "
+                        f"use {rule.allowed}")
         out[name] = value
     return out
 

@@ -549,6 +549,24 @@ _LEAD_PREP_RE = re.compile(r"\s*(" + "|".join(p.replace(" ", r"\s+") for p in PR
                            + r")\s+", re.IGNORECASE)
 
 
+_DAY_BACK = re.compile(rf"(?:on\s+)?(?:(?P<which>last|past|this\s+past|previous)\s+)?"
+                       rf"(?P<wd>{_WD_ANY})", re.IGNORECASE)
+
+
+def day_back(text: str, today: date) -> date | None:
+    """A weekday named for a day that has come, as a done date means it ("done on
+    Friday"): "friday" is the last Friday, today included; "last friday" or "past
+    friday" the last one before today. None when `text` is not a weekday so named
+    (`find_dates` reads a plain weekday forward, as a deadline means it)."""
+    m = _DAY_BACK.fullmatch(" ".join(text.split()))
+    if m is None:
+        return None
+    back = (today.weekday() - _weekday_number(m["wd"])) % 7
+    if m["which"] and back == 0:
+        back = 7
+    return today - timedelta(days=back)
+
+
 def find_dates(text: str, anchor: date) -> list[DateMention]:
     """Every date mention in `text`, resolved against `anchor` (the day it was written),
     left to right, never overlapping (the longest reading wins)."""

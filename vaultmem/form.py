@@ -47,9 +47,31 @@ class Unit:
         return self.line + sum(1 for b in self.breaks if b <= offset)
 
 
-_COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
+_COMMENTS = (("%%", "%%"), ("<!--", "-->"))
 _TASK_MARK = re.compile(r"^\[(.)\]\s+")
 _CODE_MARK = "\u2063"  # stands in for inline code in the text the cues are read from
+
+
+def _blank_comments(body: str) -> str:
+    """`body` with each `%% ... %%` and `<!-- ... -->` turned into spaces (line breaks
+    kept), the earliest opener first. Linear: each kind's next opener is found once and
+    looked for again only once the text before it is done, and an opener that finds
+    no closer means no later opener of its kind can, so that kind is dropped (a search
+    from every unclosed `<!--` to the end of the note was quadratic)."""
+    parts, done = [], 0
+    ahead = {kind: body.find(kind[0]) for kind in _COMMENTS}  # next opener of each kind
+    while ahead := {kind: at for kind, at in ahead.items() if at >= 0}:
+        (opener, closer), start = min(ahead.items(), key=lambda item: item[1])
+        end = body.find(closer, start + len(opener))
+        if end < 0:
+            del ahead[(opener, closer)]
+            continue
+        end += len(closer)
+        parts += [body[done:start], re.sub(r"[^\n]", " ", body[start:end])]
+        done = end
+        ahead = {kind: at if at >= done else body.find(kind[0], done)
+                 for kind, at in ahead.items()}
+    return "".join(parts) + body[done:]
 
 
 def read_units(body: str, first_line: int = 1) -> list[Unit]:
@@ -59,7 +81,7 @@ def read_units(body: str, first_line: int = 1) -> list[Unit]:
     HTML blocks have no inline tokens, comments are blanked (keeping line numbers), and
     inline code is masked. `first_line` is the file line of the body's first line.
     """
-    blanked = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), body)
+    blanked = _blank_comments(body)
     tokens = parse._MD.parse(blanked)
     lines = blanked.split("\n")
     units: list[Unit] = []

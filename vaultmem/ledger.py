@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
+from itertools import groupby
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import syntax
@@ -631,6 +632,7 @@ def reconcile(
     known: Sequence[Known],
     current: Sequence[LedgerEntry],
     taken_ids: AbstractSet[str] = frozenset(),
+    removed: Sequence[Known] = (),
 ) -> list[tuple[str, LedgerEntry | None, list[Revision]]]:
     """Match the remembered entries to the current ones and type every change.
 
@@ -639,37 +641,95 @@ def reconcile(
     Matching never depends on line position. A recurring entry checked off (see
     `_recurrences`) keeps its id on the next occurrence, with an "occurrence-done"
     revision; the done occurrence is kept as an entry of its own.
+
+    `removed`: entries gone from the ledger earlier (most likely first). One that comes
+    back is the same commitment: it gets its old id and a "reopened" revision, so it
+    keeps one history (SPEC 3). Block ids are matched first, against present and
+    removed entries alike; then the present entries take what the identity rules give
+    them, as they would with no removed entry at all; only then are the removed
+    entries offered what is left, by the same rules. Block ids are read as
+    `_keyed` reads them, so that the ledger alone gives the ids its history gave.
     """
-    recurred = _recurrences(known, current)
+    known_keyed = [Known(k.id, e) for k, e in zip(known, _keyed([k.entry for k in known]),
+                                                   strict=True)]
+    keyed = _keyed(current)
+    recurred = _recurrences(known_keyed, keyed)
     used = set(taken_ids) | {k.id for k in known}
     archived: dict[int, str] = {}  # done occurrence -> its own id
     occurrence_of = {done: known[ki].id for ki, done in recurred.values()}
     for ki, done in recurred.values():
         archived[done] = _occurrence_id(known[ki].id, current[done], used)
         used.add(archived[done])
-    pairs = _match(known, current, {ci: ki for ci, (ki, _) in recurred.items()}, set(archived))
-    result: list[tuple[str, LedgerEntry | None, list[Revision]]] = []
+    pairs = _match_returning(known_keyed, removed, keyed,
+                             {ci: ki for ci, (ki, _) in recurred.items()}, set(archived))
+    everyone = [*known, *removed]
+    # A new done occurrence in a run is filed under the commitment the run continues,
+    # unless a block id of its own names it.
+    run_of = {done: top for top, dones in _runs(current).items() for done in dones
+              if not keyed[done].block_id}
+    decided: dict[int, tuple[str, LedgerEntry | None, list[Revision]]] = {}
     for ci, entry in enumerate(current):
         if ci in recurred:
             ki, done = recurred[ci]
             old = known[ki]
             found = [r for r in revisions(old.entry, entry) if r.kind != "rescheduled"]
             occurrence = _occurrence_done(current[done], entry, archived[done])
-            result.append((old.id, entry, [occurrence, *found]))
+            decided[ci] = (old.id, entry, [occurrence, *found])
         elif ci in archived:
-            snapshot = {**_snapshot(entry), "occurrence_of": occurrence_of[ci]}
-            result.append((archived[ci], entry, [Revision("created", snapshot)]))
+            decided[ci] = _kept_occurrence(archived[ci], entry, occurrence_of[ci])
+        elif ci in pairs and pairs[ci] >= len(known):
+            old = everyone[pairs[ci]]
+            decided[ci] = (old.id, entry, _returned(old.entry, entry))
         elif ci in pairs:
             old = known[pairs[ci]]
-            result.append((old.id, entry, revisions(old.entry, entry)))
-        else:
-            ident = new_id(entry, used)
+            decided[ci] = (old.id, entry, revisions(old.entry, entry))
+        elif ci not in run_of:
+            ident = new_id(keyed[ci], used)
             used.add(ident)
-            result.append((ident, entry, [Revision("created", _snapshot(entry))]))
+            decided[ci] = (ident, entry, [Revision("created", _snapshot(entry))])
+    for ci in sorted(set(run_of) - set(decided)):
+        owner = decided[run_of[ci]][0]
+        ident = _occurrence_id(owner, current[ci], used)
+        used.add(ident)
+        decided[ci] = _kept_occurrence(ident, current[ci], owner)
     matched = set(pairs.values())
-    result += [(k.id, None, [Revision("removed", _snapshot(k.entry))])
-               for ki, k in enumerate(known) if ki not in matched]
-    return result
+    return [decided[ci] for ci in range(len(current))] + [
+        (k.id, None, [Revision("removed", _snapshot(k.entry))])
+        for ki, k in enumerate(known) if ki not in matched]
+
+
+def _kept_occurrence(ident: str, entry: LedgerEntry, of: str
+                     ) -> tuple[str, LedgerEntry, list[Revision]]:
+    return ident, entry, [Revision("created", {**_snapshot(entry), "occurrence_of": of})]
+
+
+def _match_returning(known: Sequence[Known], removed: Sequence[Known],
+                     current: Sequence[LedgerEntry], pairs: dict[int, int],
+                     skip: AbstractSet[int]) -> dict[int, int]:
+    """`_match` over the present entries (indexes below len(known)) and the removed ones
+    (the indexes after them), in three tiers: block ids among all of them, the present
+    entries by every rule, then the removed entries by every rule, for lines without a
+    block id only. A line that carries a block id no entry has is a new commitment
+    (`ledger add` writes one on every line it appends): it never takes the id of an old
+    removed entry merely for its words."""
+    if not removed:
+        return _match(known, current, pairs, skip)
+    everyone = [*known, *removed]
+    present, gone = range(len(known)), range(len(known), len(everyone))
+    pairs = _match(everyone, current, pairs, skip, stages=_BLOCK_STAGES)
+    pairs = _match(everyone, current, pairs, skip, among=present)
+    named = {ci for ci, entry in enumerate(current) if entry.block_id}
+    return _match(everyone, current, pairs, set(skip) | named, among=gone)
+
+
+def _returned(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:
+    """A removed entry back in a ledger: "reopened", then whatever else changed. A status
+    change to open is that same reopening; one to done or cancelled is its own."""
+    detail = {"from": "removed"}
+    if old.status != new.status:
+        detail["status"] = {"from": old.status, "to": new.status}
+    changes = [r for r in revisions(old, new) if r.kind != "reopened"]
+    return [Revision("reopened", detail), *changes]
 
 
 def _recurrences(known: Sequence[Known], current: Sequence[LedgerEntry]
@@ -677,11 +737,14 @@ def _recurrences(known: Sequence[Known], current: Sequence[LedgerEntry]
     """{next occurrence: (known entry, its done occurrence)} for recurring entries
     checked off since the last run, as Obsidian Tasks does it: the open line is marked
     done (its dates kept) and a new open line is written with the same text and
-    recurrence and later dates. The new line continues the commitment.
+    recurrence and its dates moved on. The new line continues the commitment.
 
     A known open entry with a recurrence R qualifies when the current ledger holds a
-    done line with its text, R and its window start, and an open line with its text,
-    R and a later window start that is not the known entry as it stood.
+    done line with its text, R and its window start that was not filed before, and an
+    open line with its text and R that either starts later and is not another known
+    entry as it stood, or reads as the known entry itself: the next occurrence of an
+    undated rule, or of a `when done` rule checked off before its date, is the very
+    line it replaces.
     """
     waiting: dict[tuple, list[int]] = {}
     for ki, k in enumerate(known):
@@ -704,25 +767,74 @@ def _recurrences(known: Sequence[Known], current: Sequence[LedgerEntry]
             continue  # a block id another commitment holds
         if entry.status == "done" and (*key, entry.fires_from, entry.done_on) not in filed:
             done_lines.setdefault((*key, entry.fires_from), []).append(ci)
-        elif entry.status == "open" and (*key, entry.fires_from) not in standing:
+        elif entry.status == "open":
             open_lines.setdefault(key, []).append(ci)
     out: dict[int, tuple[int, int]] = {}
     for (*key, start), kis in waiting.items():
         dones = sorted(done_lines.get((*key, start), []),  # the newest check-off first
                        key=lambda c: current[c].done_on or date.min, reverse=True)
-        nexts = [ci for ci in open_lines.get(tuple(key), [])
-                 if current[ci].fires_from > start and ci not in out]
-        for ki, done, nxt in zip(kis, dones, sorted(nexts, key=lambda c: current[c].fires_from),
-                                 strict=False):
+        nexts = [ci for ci in open_lines.get(tuple(key), []) if ci not in out
+                 and _next_after(current[ci].fires_from, start,
+                                 (*key, current[ci].fires_from) in standing)]
+        nexts.sort(key=lambda c: current[c].fires_from or date.min)
+        for ki, done, nxt in zip(kis, dones, nexts, strict=False):
             out[nxt] = (ki, done)
     return out
 
 
+def _next_after(day: date | None, start: date | None, standing: bool) -> bool:
+    """Whether an open line from `day` can be the next occurrence of one from `start`."""
+    if day == start:
+        return True  # it reads as the line it replaces
+    return day is not None and start is not None and day > start and not standing
+
+
 def _recurrence_key(entry: LedgerEntry) -> tuple | None:
     rule = entry.fields.get("recurrence")
-    if not rule or entry.fires_from is None:
+    if not rule:
         return None
     return (entry.action, entry.condition, rule)
+
+
+def _runs(entries: Sequence[LedgerEntry]) -> dict[int, list[int]]:
+    """{open line: its done occurrences} for each run of a recurring entry as Obsidian
+    Tasks leaves it: entries one after the other in the ledger with one text and one
+    rule, one of them open and at an end of the run (Tasks writes each next occurrence
+    above the done one, or below with its setting), the others done and none of them
+    from a later day than the open one."""
+    order = sorted(range(len(entries)), key=lambda i: entries[i].line)
+    runs: dict[int, list[int]] = {}
+    for key, group in groupby(order, key=lambda i: _recurrence_key(entries[i])):
+        members = list(group)
+        opens = [i for i in members if entries[i].status == "open"]
+        if key is None or len(members) < 2 or len(opens) != 1:
+            continue
+        top, = opens
+        dones = [i for i in members if i != top]
+        if (top in (members[0], members[-1])
+                and all(entries[i].status == "done" for i in dones)
+                and all(_not_later(entries[i].fires_from, entries[top].fires_from)
+                        for i in dones)):
+            runs[top] = dones
+    return runs
+
+
+def _not_later(day: date | None, than: date | None) -> bool:
+    return day == than or (day is not None and than is not None and day < than)
+
+
+def _keyed(entries: Sequence[LedgerEntry]) -> list[LedgerEntry]:
+    """The entries with their block ids as identity reads them. Tasks leaves a recurring
+    entry's block id on the done occurrence and writes the next one without it; in a run
+    (`_runs`) whose open line has no block id and whose done lines hold one, that block
+    id names the open line, the commitment that continues."""
+    keyed = list(entries)
+    for top, dones in _runs(entries).items():
+        held = [i for i in dones if entries[i].block_id]
+        if entries[top].block_id is None and len(held) == 1:
+            keyed[top] = replace(entries[top], block_id=entries[held[0]].block_id)
+            keyed[held[0]] = replace(entries[held[0]], block_id=None)
+    return keyed
 
 
 def _occurrence_id(ident: str, done: LedgerEntry, taken: AbstractSet[str]) -> str:
@@ -750,12 +862,18 @@ def revisions(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:
     return [revision for revision in found if revision is not None]
 
 
+# An id is typed on the command line and shown in every listing: a block id longer than
+# this is matched as usual but not used as the id, and a slug is cut to it.
+MAX_ID_CHARS = 64
+
+
 def new_id(entry: LedgerEntry, taken: AbstractSet[str]) -> str:
-    """A fresh id: the block id if free, else "c-" and slug words, suffixed "-2", "-3"...
+    """A fresh id: the block id if free (and at most MAX_ID_CHARS), else "c-" and slug
+    words, suffixed "-2", "-3"...
 
     Deterministic; ``taken`` is only read.
     """
-    if entry.block_id and entry.block_id not in taken:
+    if entry.block_id and entry.block_id not in taken and len(entry.block_id) <= MAX_ID_CHARS:
         return entry.block_id
     base = _slug(entry.action)
     ident, n = base, 1
@@ -771,18 +889,22 @@ def _slug(action: str) -> str:
     content = [w for w in words if w not in STOP_WORDS] or words
     if not content:  # nothing ascii to say: a stable hash still gives a usable id
         return "c-" + hashlib.sha1(action.encode()).hexdigest()[:8]
-    return "c-" + "-".join(content[:4])
+    # Room for a "-NNN" suffix; a word longer than the room is cut, not dropped.
+    return ("c-" + "-".join(content[:4]))[:MAX_ID_CHARS - 6].rstrip("-")
 
 
 def _match(known: Sequence[Known], current: Sequence[LedgerEntry],
            pairs: dict[int, int] | None = None,
-           skip: AbstractSet[int] = frozenset()) -> dict[int, int]:
+           skip: AbstractSet[int] = frozenset(), *, stages: Sequence = (),
+           among: Sequence[int] | None = None) -> dict[int, int]:
     """current index -> known index, stage by stage from the surest evidence down,
-    after the given `pairs`; current entries in `skip` are matched to nothing."""
+    after the given `pairs`; current entries in `skip` are matched to nothing. `stages`:
+    all of them unless given; `among`: the known indexes that may be matched (all)."""
     pairs = dict(pairs or {})
-    for stage in _MATCH_STAGES:
+    candidates = range(len(known)) if among is None else among
+    for stage in stages or _MATCH_STAGES:
         taken = set(pairs.values())
-        free_k = [ki for ki in range(len(known)) if ki not in taken]
+        free_k = [ki for ki in candidates if ki not in taken]
         free_c = [ci for ci in range(len(current)) if ci not in pairs and ci not in skip]
         for ki, ci in stage(known, current, free_k, free_c):
             pairs[ci] = ki
@@ -949,10 +1071,13 @@ def _words_key(entry: LedgerEntry) -> tuple:
     return (entry.action, entry.condition)
 
 
-_MATCH_STAGES = (
+_BLOCK_STAGES = (
     _pair_equal(lambda k: k.entry.block_id, lambda e: e.block_id),
     # A block id added later that spells the id the store gave the entry.
     _pair_equal(lambda k: k.id, lambda e: e.block_id),
+)
+_MATCH_STAGES = (
+    *_BLOCK_STAGES,
     _pair_equal(lambda k: _full_key(k.entry), _full_key),
     _pair_equal(lambda k: _text_key(k.entry), _text_key),
     # Same words, other links: a retargeted entry is surely itself, before any fuzzy

@@ -2,8 +2,9 @@
 
 Each rewrites exactly the entry's line (a recurring entry checked off: that line and
 the next occurrence written above it) as Obsidian Tasks would (`tasks_format`), through
-the ledger's one write (`ledger_append.write_ledger`: atomic, refused when the file
-changed since it was read). Before anything is written, the new line is read back by
+the ledger's one write (`ledger_append.safe_write`: the real path inside the vault, a
+`mkstemp` file beside it, the whole new ledger read back and checked, refused when the
+file changed since it was read). Before anything is written, the new line is read back by
 the ledger's own reader and must say what was meant (the same commitment, its new
 status or date), and every other entry of the ledger must read as before.
 
@@ -25,7 +26,7 @@ from pathlib import Path
 from . import tasks_format as tf
 from .errors import VaultmemError
 from .ledger import LedgerEntry, parse_ledger, parse_task_line
-from .ledger_append import _decode, _inside, write_ledger
+from .ledger_append import LedgerFile, read_ledger, safe_write
 
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _EMOJI = {"due": "📅|📆|🗓", "scheduled": "⏳", "start": "🛫"}
@@ -197,8 +198,8 @@ def _edit(vault: Path, rel: str, number: int, raw: str,
           make: Callable[[LedgerEntry], list[str]]) -> Edit:
     """Replace line `number` (found again by its text if lines moved) with `make`'s lines
     (the entry's own line last), check the whole ledger, and write it."""
-    path, before = _read(vault, rel)
-    text = before.decode("utf-8")  # a byte order mark kept as it is
+    ledger = _read(vault, rel)
+    text = ledger.before.decode("utf-8")  # a byte order mark kept as it is
     lines = _LINES.findall(text)
     at = _find(lines, number, raw, rel)
     old = parse_task_line(raw)
@@ -211,7 +212,7 @@ def _edit(vault: Path, rel: str, number: int, raw: str,
     bom = "\ufeff" if at == 0 and lines[0].startswith("\ufeff") else ""
     after = "".join([*lines[:at], bom + body[0], *body[1:], *lines[at + 1:]])
     _check_rest(text, after, at + 1, len(new), rel)
-    _save(path, before, after.encode("utf-8"))
+    safe_write(ledger, after.encode("utf-8"), replaced={at + 1}, added=new)
     if len(new) == 1:
         return Edit(rel, at + 1, new[0], raw)
     return Edit(rel, at + 1, new[0], raw, occurrence=(at + 2, new[1]))
@@ -219,19 +220,13 @@ def _edit(vault: Path, rel: str, number: int, raw: str,
 
 # The ledger's one read and one write (ledger_append): the only calls into it.
 
-def _read(vault: Path, rel: str) -> tuple[Path, bytes]:
-    """The ledger's path and bytes, refused where `ledger add` would refuse it."""
-    path = _inside(vault, rel)
-    try:
-        before = path.read_bytes()
-    except FileNotFoundError:
-        raise VaultmemError(f"{rel} is gone from the vault: nothing written") from None
-    _decode(before, rel)  # not UTF-8: refused, as for an append
-    return path, before
-
-
-def _save(path: Path, before: bytes, data: bytes) -> None:
-    write_ledger(path, before, data)
+def _read(vault: Path, rel: str) -> LedgerFile:
+    """The ledger as read for a write, refused where `ledger add` would refuse it (outside
+    the vault, not UTF-8, holding a NUL); a ledger that is gone is refused here too."""
+    ledger = read_ledger(vault, rel)
+    if ledger.before is None:
+        raise VaultmemError(f"{rel} is gone from the vault: nothing written")
+    return ledger
 
 
 def _newline(text: str) -> str:
@@ -248,7 +243,7 @@ def _find(lines: list[str], number: int, raw: str, rel: str) -> int:
     if len(same) == 1:
         return same[0]
     raise VaultmemError(f"{rel}:{number}: the entry's line changed on disk since the ledger "
-                        "was indexed: nothing written; run the command again")
+                        "was indexed: nothing written; try again")
 
 
 def _check_rest(before: str, after: str, line: int, count: int, rel: str) -> None:

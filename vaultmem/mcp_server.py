@@ -42,12 +42,13 @@ from .watch import indexed_line
 INSTRUCTIONS = """\
 vaultmem indexes the user's markdown notes vault (Obsidian-style) and a ledger of their
 commitments. Use `search` to find notes on anything the user asks about (pass the user's
-situation as the text: commitments whose condition it matches fire and lift their notes),
-`get_note` to read one in full, `due` for what needs doing now, `ledger` and
-`ledger_history` for the commitments, `add_commitment` to record a new one the user states,
-`complete_commitment`, `cancel_commitment` and `reschedule_commitment` when the user did,
-dropped or moved one, `nudge` when you could raise one reminder unprompted (it weighs the
-last search as the user's situation), and `status` for what is indexed. Paths are
+situation as the text: commitments whose condition it matches fire and lift their notes;
+narrow it with folders, tags, front-matter `where` and change dates), `get_note` to read
+one in full, `related` for the notes around one, `due` for what needs doing now, `ledger`
+and `ledger_history` for the commitments, `add_commitment` to record a new one the user
+states, `complete_commitment`, `cancel_commitment` and `reschedule_commitment` when the
+user did, dropped or moved one, `nudge` when you could raise one reminder unprompted (it
+weighs the last search as the user's situation), and `status` for what is indexed. Paths are
 vault-relative. Every answer reflects the vault as it is on disk at the time of the call."""
 
 
@@ -159,6 +160,10 @@ class Service:
         except Stopping:
             return error("the server is stopping")
         except Exception as exc:  # noqa: BLE001 - a bug: one line for the agent
+            from .store import explain  # a damaged or read-only store, a full disk
+
+            if (known := explain(exc)) is not None:
+                return error(str(known))
             if self.debug:
                 traceback.print_exc(file=sys.stderr)
             return error(f"internal error: {type(exc).__name__}: {exc} (start the server "
@@ -195,6 +200,9 @@ class Service:
                         "index as it is (it may miss the latest edits); the next call "
                         "catches up"]
             # Anything else (a bug in the indexer) must not cost the agent its answers.
+            from .store import explain
+
+            exc = explain(exc) or exc
             why = str(exc) if isinstance(exc, VaultmemError) else \
                 f"internal error: {type(exc).__name__}: {exc}"
             if self.debug and not isinstance(exc, VaultmemError):
@@ -275,8 +283,29 @@ class Tools:
             "What to look for, in plain words; or the user's current situation, which is "
             "also matched against commitment conditions."))],
         limit: Annotated[int, Field(ge=1, description="How many notes to return.")] = 10,
-        prefix: Annotated[str | None, Field(description=(
-            "Only notes under this vault-relative folder, e.g. 'projects/house'."))] = None,
+        folders: Annotated[list[str] | None, Field(description=(
+            "Only notes under any of these vault-relative folders, e.g. "
+            "['projects/house']."))] = None,
+        not_folders: Annotated[list[str] | None, Field(description=(
+            "Leave out notes under these folders, e.g. ['archive']."))] = None,
+        tags: Annotated[list[str] | None, Field(description=(
+            "Only notes carrying every one of these tags (without '#'; a tag also matches "
+            "the tags nested under it: 'project' holds 'project/house'); '-x' leaves "
+            "notes tagged x out."))] = None,
+        not_tags: Annotated[list[str] | None, Field(description=(
+            "Leave out notes carrying any of these tags (or tags under them)."))] = None,
+        where: Annotated[list[str] | None, Field(description=(
+            "Front-matter conditions, all of which must hold: 'key=value' (for a list, "
+            "value among its items) or 'key!=value'; case is ignored, e.g. "
+            "['status=active', 'type!=log']."))] = None,
+        changed_since: Annotated[str | None, Field(description=(
+            "Only notes whose file changed on or after this date (YYYY-MM-DD) or "
+            "datetime."))] = None,
+        changed_before: Annotated[str | None, Field(description=(
+            "Only notes whose file changed before this date or datetime."))] = None,
+        include_ledger: Annotated[bool, Field(description=(
+            "Return ledger notes too (by default the `firing` list speaks for their "
+            "commitments)."))] = False,
         weight: Annotated[float | None, Field(ge=0, description=(
             "How much standing salience (importance, activity, links, commitments, "
             "recency) lifts a note; default from the vault's config (0.3)."))] = None,
@@ -305,13 +334,19 @@ class Tools:
         with why they fire), `snippet` and `heading` (the best-matching passage); `firing`
         lists each open commitment firing now (`grounded`: the text is about it, else it
         is merely due), with the notes it links and why; `stale` names indexed notes gone
-        from disk (never returned). Notes edited, added or deleted on disk are reflected.
+        from disk (never returned); `filters` echoes the filters given. Filters (folders,
+        tags, front matter, change dates) choose which notes may be returned before any
+        ranking; a filtered search names only the commitments that link a note it may
+        return. Notes edited, added or deleted on disk are reflected.
         """
         self.service.context = text
 
         def run(vault):
             return vault.query(text, now=now, log=log, limit=limit,
-                               prefix=prefix, weight=weight, mode=mode,
+                               folders=folders, not_folders=not_folders, tags=tags,
+                               not_tags=not_tags, where=where, changed_since=changed_since,
+                               changed_before=changed_before, include_ledger=include_ledger,
+                               weight=weight, mode=mode,
                                prospective=not no_prospective, floor=floor,
                                include_closed=include_closed, explain=explain).as_dict()
         return await self.service.call(run)
@@ -332,6 +367,27 @@ class Tools:
         Use it after search to read a result, or to follow a link.
         """
         return await self.service.call(lambda vault: vault.get(path).as_dict())
+
+    async def related(
+        self,
+        note: Annotated[str, Field(description=(
+            "A vault-relative path from search (e.g. 'projects/house/Bathroom.md'), or a "
+            "note name as a [[link]] would write it."))],
+        limit: Annotated[int, Field(ge=1, description="How many notes to return.")] = 10,
+        depth: Annotated[int, Field(ge=1, le=2, description=(
+            "Follow links 1 or 2 steps."))] = 2,
+        now: Now = None,
+    ) -> CallToolResult:
+        """Notes related to one note: the `vaultmem related --json` document.
+
+        `note` (`path`, `title`); `results` best first, each with `rank`, `path`, `title`,
+        `score` and `reasons` (each a `kind`: link, two links, tags or meaning, and a
+        `why` sentence), and `commitments` (those linking it that fire now); the note's
+        own open `commitments`, each with `fires` (now), `group` and `why`. Use it to
+        gather context around a note found by search.
+        """
+        return await self.service.call(lambda vault: vault.related(
+            note, limit=limit, depth=depth, now=now).as_dict())
 
     async def due(
         self,
@@ -443,7 +499,8 @@ class Tools:
         self,
         id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
         on: Annotated[str | None, Field(description=(
-            "The day it was done: YYYY-MM-DD or words ('yesterday'); default today."))] = None,
+            "The day it was done, today or before: YYYY-MM-DD or words ('yesterday', "
+            "'friday': the last Friday); default today."))] = None,
         now: Now = None,
     ) -> CallToolResult:
         """Mark a commitment done, when the user says they did it.
@@ -462,7 +519,8 @@ class Tools:
         self,
         id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
         on: Annotated[str | None, Field(description=(
-            "The day it was cancelled: YYYY-MM-DD or words; default today."))] = None,
+            "The day it was cancelled, today or before: YYYY-MM-DD or words; default "
+            "today."))] = None,
         now: Now = None,
     ) -> CallToolResult:
         """Cancel a commitment the user no longer intends to keep.
@@ -502,9 +560,10 @@ class Tools:
 
 
 TOOLS = {  # name -> annotations
-    "search": READ, "get_note": READ, "due": READ, "ledger": READ, "ledger_history": READ,
-    "add_commitment": APPEND, "complete_commitment": REVISE, "cancel_commitment": REVISE,
-    "reschedule_commitment": REVISE, "status": READ, "nudge": APPEND,
+    "search": READ, "get_note": READ, "related": READ, "due": READ, "ledger": READ,
+    "ledger_history": READ, "add_commitment": APPEND, "complete_commitment": REVISE,
+    "cancel_commitment": REVISE, "reschedule_commitment": REVISE, "status": READ,
+    "nudge": APPEND,
 }
 
 

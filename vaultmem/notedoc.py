@@ -3,6 +3,11 @@
 A read: the store is only queried, the file only read. The note is named by its
 vault-relative path, or by anything a wiki-link could name it by (`Bathroom`,
 `projects/house/Bathroom`), resolved as a link from the vault root would be.
+
+The file is read by the walker's rule (`vault.read_inside`): only if its real path is
+still inside the vault. A note marked deleted is shown as stored and its path is never
+read: whatever stands there now (a symlink to a file outside the vault, say) is not a
+note the index knows.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from .errors import NotFoundError
 from .rows import Item
 from .schema import SCHEMA
 from .store import Store
-from .vault import content_hash
+from .vault import content_hash, read_inside
 
 
 @dataclass
@@ -129,7 +134,7 @@ def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
     row = store.execute("SELECT title, frontmatter, hash, deleted FROM notes WHERE id = ?",
                         [note_id]).fetchone()
     title, fm, digest, deleted = row
-    data = _read(vault / path)
+    data = None if deleted else _read(vault, path)
     text = data.decode("utf-8-sig", errors="replace") if data is not None else None
     return NoteDoc(
         path=path, title=title, on_disk=data is not None,
@@ -144,14 +149,14 @@ def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
         salience=_salience(store, note_id))
 
 
-def _read(path: Path) -> bytes | None:
+def _read(vault: Path, path: str) -> bytes | None:
     try:
-        return path.read_bytes() if path.is_file() else None
-    except OSError:
+        return read_inside(vault, path)
+    except OSError:  # gone, unreadable, not a file, or its real path leaves the vault
         return None
 
 
-def _links(store: Store, note_id: int) -> list[dict]:
+def _links(store: Store, note_id: int) -> list[NoteLink]:
     rows = store.execute(
         "SELECT l.target_raw, l.kind, l.heading, l.line, n.path FROM links l "
         "LEFT JOIN notes n ON n.id = l.target_id AND n.deleted = 0 "
@@ -159,7 +164,7 @@ def _links(store: Store, note_id: int) -> list[dict]:
     return [NoteLink(*row) for row in rows]
 
 
-def _backlinks(store: Store, note_id: int) -> list[dict]:
+def _backlinks(store: Store, note_id: int) -> list[Backlink]:
     rows = store.execute(
         "SELECT n.path, l.line FROM links l JOIN notes n ON n.id = l.source_id "
         "WHERE l.target_id = ? AND n.deleted = 0 AND l.source_id != ? ORDER BY n.path, l.line",
@@ -167,7 +172,7 @@ def _backlinks(store: Store, note_id: int) -> list[dict]:
     return [Backlink(*row) for row in rows]
 
 
-def _commitments(store: Store, note_id: int) -> list[dict]:
+def _commitments(store: Store, note_id: int) -> list[NoteCommitment]:
     rows = store.execute(
         "SELECT DISTINCT e.id, e.action, e.condition, e.due, e.status, e.present, "
         "e.ledger_path, e.line FROM entry_links l JOIN entries e ON e.id = l.entry_id "
@@ -176,7 +181,7 @@ def _commitments(store: Store, note_id: int) -> list[dict]:
             for i, a, c, d, s, present, lp, ln in rows]
 
 
-def _items(store: Store, note_id: int) -> list[dict]:
+def _items(store: Store, note_id: int) -> list[NoteItem]:
     rows = store.execute(
         "SELECT id, kind, status, text, line FROM prospective WHERE note_id = ? "
         "AND present = 1 ORDER BY line", [note_id])

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import clock, config
+from . import clock, config, migrations
 from .config import Settings
 from .embed import Embedder
 from .errors import VaultmemError
@@ -30,7 +30,7 @@ from .store import Store, writer_lock
 # History, in the order it is written (notes first: the rest points at them).
 HISTORY = ("notes", "ops", "entries", "entry_links", "prospective", "candidates",
            "nudge_state", "surfacings", "feedback", "due_log", "runs", "resolved_pairs",
-           "vectors")
+           "vectors", "appended")
 # Made again from the vault by the index run (or by `vaultmem salience`): not carried.
 DERIVED = ("chunks", "links", "tags", "aliases", "warnings", "meta", "salience", "entry_views",
            "_migrations", "chunks_fts")
@@ -98,6 +98,8 @@ def rebuild(settings: Settings, embedder: Embedder, *, now: datetime,
     db = settings.db
     db.parent.mkdir(parents=True, exist_ok=True)
     with writer_lock(db, "index --rebuild"):
+        if db.exists():
+            _refuse_newer(db)
         moved = move_aside(db, now) if db.exists() else None
         salvaged = read_history(moved) if moved else {}
         store = Store.open(db, create=True, vault=settings.vault)
@@ -131,6 +133,22 @@ def move_aside(db: Path, now: datetime) -> Path:
             side.rename(target.with_name(target.name + suffix))
     db.rename(target)
     return target
+
+
+def _refuse_newer(db: Path) -> None:
+    """A store made by a newer vaultmem is not damaged: rebuilding it here would trade its
+    newer tables for this version's (NewerStoreError). One whose header cannot even be
+    read is rebuilt as any damaged store is."""
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.DatabaseError:
+        return
+    try:
+        migrations.check_not_newer(conn, db)
+    except sqlite3.DatabaseError:
+        return
+    finally:
+        conn.close()
 
 
 def read_history(path: Path) -> dict[str, Salvage]:
