@@ -143,7 +143,8 @@ def related(store: Store, settings: Settings, name: str, now: datetime, fingerpr
     due = commitments.due_set(store, settings, now, None, fingerprint)
     results = [Related(rank, titles[j][0], titles[j][1], round(scores[j], 4),
                        sorted(reasons[j], key=lambda r: REASON_KINDS.index(r.kind)),
-                       _firing_on(due, titles[j][0])) for rank, j in enumerate(top[:limit], start=1)]
+                       _firing_on(due, titles[j][0]))
+               for rank, j in enumerate(top[:limit], start=1)]
     return RelatedResult(path, titles.get(note, (path, path))[1], now, depth,
                          _open_commitments(store, due, note), results)
 
