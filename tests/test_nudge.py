@@ -111,7 +111,8 @@ NINE = time(9, 0)
 
 
 @pytest.mark.parametrize(("moment", "expected"), [
-    (datetime(2026, 8, 14, 18), 0.0),    # no time of day: nothing before its day ...
+    (datetime(2026, 8, 13, 23), 0.0),    # before its lead: nothing ...
+    (datetime(2026, 8, 14, 18), 0.4),    # ... the heads-up: a day before (lead_days 1) ...
     (datetime(2026, 8, 15, 0), 0.6),     # ... the due day: the peak, all day
     (datetime(2026, 8, 15, 23, 59), 0.6),
     (datetime(2026, 8, 16, 9), 0.25),    # overdue: the floor ...
@@ -146,7 +147,7 @@ def test_a_window_ramps_over_its_last_third_up_to_the_due_days_level():
     assert urgency(item, ramp_from + DAY) == pytest.approx(0.6 / 4)
     assert urgency(item, ramp_from + 3 * DAY) == pytest.approx(0.6 * 3 / 4)
     short = dated(DUE, datetime(2026, 7, 1), DAYLONG, opens=date(2026, 8, 12))
-    assert urgency(short, datetime(2026, 8, 14)) == pytest.approx(0.6 / 2)  # two days at least
+    assert urgency(short, datetime(2026, 8, 13, 12)) == pytest.approx(0.6 / 4)  # two days at least
     long = dated(DUE, datetime(2026, 1, 1), DAYLONG, opens=date(2026, 6, 1))
     assert urgency(long, datetime(2026, 8, 8)) == 0.0  # seven days at most
     assert urgency(long, datetime(2026, 8, 9, 12)) == pytest.approx(0.6 * 1.5 / 7)
@@ -273,7 +274,9 @@ def test_the_window_starts_at_the_latest_anchor_or_the_waves_period():
     assert window_start(item, datetime(2026, 8, 12)) == datetime(2026, 8, 11)  # its ramp
     assert window_start(item, datetime(2026, 8, 14, 9)) == datetime(2026, 8, 14)  # the lead
     untimed = replace(item, at=None, bound="")
-    assert window_start(untimed, datetime(2026, 8, 14, 9)) == datetime(2026, 8, 11)  # no lead
+    assert window_start(untimed, datetime(2026, 8, 14, 9)) == datetime(2026, 8, 14)  # SPEC 8
+    plan = replace(untimed, kind="plan")
+    assert window_start(plan, datetime(2026, 8, 14, 9)) == datetime(2026, 8, 11)  # no lead
     assert window_start(item, datetime(2026, 8, 15, 9)) == datetime(2026, 8, 15)
     assert window_start(item, datetime(2026, 8, 20)) == datetime(2026, 8, 15)  # no new one
     snoozed = datetime(2026, 8, 16, 12)
@@ -810,7 +813,8 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
     assert load_items(own.store)[0].params.personal_hours == "17-19"
     friday = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="accept")
     assert friday == [(datetime(2026, 8, 14, 9, 30), "pr"), (datetime(2026, 8, 14, 9, 45), "notes"),
-                      (datetime(2026, 8, 14, 12, 30), "gift")]
+                      (datetime(2026, 8, 14, 12, 30), "gift"),
+                      (datetime(2026, 8, 14, 17, 30), "expenses")]  # the heads-up, at work
     saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 15, 22), answer="accept")
     assert "expenses" not in [i for _, i in saturday]  # work waits for a working day
     sat = next(c for c in v.tick(datetime(2026, 8, 15, 10)).candidates if c.id == "expenses")
@@ -845,7 +849,9 @@ def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_t
     smear = [t for t, i in shown if i == "smear"]
     assert smear[0] == datetime(2026, 9, 9, 20, 30)  # the evening before, in its own hours
     assert all(t < datetime(2026, 9, 10, 10, 50) for t in smear)  # never once it is too late
-    assert [t for t, i in shown if i == "books"][0] == datetime(2026, 9, 10, 12, 30)  # on the day
+    books = [t for t, i in shown if i == "books"]
+    assert books[0] == datetime(2026, 9, 9, 20, 45)  # a dated commitment's heads-up (SPEC 8)
+    assert any(t.date() == date(2026, 9, 10) for t in books)  # and on the day
 
 
 def test_an_idea_speaks_on_the_day_its_text_names_or_not_at_all_without_its_own_hours(

@@ -205,6 +205,10 @@ def lead_start(item: Item) -> datetime | None:
     return _midnight(item.due) - lead_days(item) * DAY if item.due else None
 
 
+def _heads_up(item: Item) -> bool:
+    return item.commitment or item.at is not None
+
+
 def due_bounds(item: Item) -> tuple[datetime | None, datetime | None]:
     """The part of the due day a reminder can still help in: after an "after" time, and
     until `act_minutes` before a deadline's or an event's time (a reminder must leave time
@@ -249,10 +253,10 @@ def urgency(item: Item, t: datetime) -> float:
         if until and t >= until:  # too late to act: a deadline is overdue, an event over
             return p.overdue if item.commitment and item.bound == "by" else 0.0
         return p.urgency
-    # The heads-up is for what happens at a time of day (an appointment, a deadline at an
-    # hour): it must be met then, so the reminder comes the day before. A thing due some
-    # time on a day is reminded on the day.
-    ramp = p.heads_up if item.at is not None and t >= lead_start(item) else 0.0
+    # The heads-up before the due day (SPEC 8: a dated commitment's urgency alone carries
+    # it over θ in its hours on its day and before it); a plan gets one only when it
+    # happens at a time of day, for which one must be ready.
+    ramp = p.heads_up if _heads_up(item) and t >= lead_start(item) else 0.0
     part = window_ramp(item)
     if part is not None and t > part[0]:
         ramp = max(ramp, p.urgency * (t - part[0]) / (part[1] - part[0]))
@@ -317,7 +321,7 @@ def anchors(item: Item, snoozed: datetime | None = None) -> list[datetime]:
     elif item.opens:
         out.append(_midnight(item.opens))
     if item.due:
-        if item.at is not None:
+        if _heads_up(item):
             out.append(lead_start(item))
         if item.commitment:  # a plan's eve and its day are one moment: one accept
             out.append(_midnight(item.due))
