@@ -412,3 +412,43 @@ def test_nearest_notes_are_the_k_best_in_order():
     assert commitments.nearest_notes(ids, np.array([0.1, 0.9, 0.5, 0.7]), k=3) == [
         (11, pytest.approx(0.9)), (13, pytest.approx(0.7)), (12, pytest.approx(0.5))]
     assert commitments.nearest_notes(ids[:0], np.zeros(0)) == []
+
+
+# -- words without meaning's lead ------------------------------------------------------
+
+BOILER = ("- [ ] When the boiler engineer visits, ask about the radiator valve\n"
+          "- [ ] When the boiler engineer visits the flat upstairs, lend them the ladder\n")
+UPSTAIRS = "the boiler engineer visits the flat upstairs today"
+
+
+def _drop_vectors(vault, entry_id: str | None = None) -> None:
+    """Vectors gone: all of them (another model's store, or never embedded), or one
+    entry's views (added or reworded since the last embedding finished)."""
+    if entry_id is None:
+        vault.store.execute("DELETE FROM vectors")
+    else:
+        vault.store.execute("DELETE FROM vectors WHERE hash IN "
+                            "(SELECT hash FROM entry_views WHERE entry_id = ?)", [entry_id])
+
+
+def test_words_alone_fire_in_a_store_with_no_vectors_in_the_models_space(make_vault):
+    vault = make_vault({"Notes.md": "# Notes\n\nNothing here.\n"}, ledger=BOILER,
+                       index_at=NOW)
+    _drop_vectors(vault)
+    assert set(vault.cues(UPSTAIRS, now=NOW)) == {"c-ask-about-radiator-valve",
+                                                 "c-lend-them-ladder"}
+
+
+def test_an_entry_without_vectors_does_not_fire_on_words_in_a_store_that_has_them(
+        make_vault):
+    """The context says the boiler entry's words, but its meaning is the other entry's:
+    meaning's lead keeps the first from firing. Before: once the first entry's views had
+    no vectors (not embedded yet), its words fired it alone, as if nothing could be
+    compared, though every other entry could be."""
+    vault = make_vault({"Notes.md": "# Notes\n\nNothing here.\n"}, ledger=BOILER,
+                       index_at=NOW)
+    assert set(vault.cues(UPSTAIRS, now=NOW)) == {"c-lend-them-ladder"}
+    _drop_vectors(vault, "c-ask-about-radiator-valve")
+    assert set(vault.cues(UPSTAIRS, now=NOW)) == {"c-lend-them-ladder"}
+    due = vault.due(context=UPSTAIRS, now=NOW, horizon=0).results
+    assert "c-ask-about-radiator-valve" not in {i.id for i in due}

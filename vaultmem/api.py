@@ -90,7 +90,8 @@ def _query_options(options: dict[str, Any], known: type) -> dict[str, Any]:
     settings' own rules (`config.check`): one route, one message, for every face."""
     from .rank import FILTER_FIELDS
 
-    names = ({f.name for f in fields(known)} | set(FILTER_FIELDS)) - {"limit"}
+    # `filters` is built from the filter fields (`QueryOptions.from_settings`), not given.
+    names = ({f.name for f in fields(known)} | set(FILTER_FIELDS)) - {"limit", "filters"}
     unknown = sorted(set(options) - names)
     if unknown:
         raise UsageError(f"unknown query option(s) {unknown}: use {', '.join(sorted(names))}")

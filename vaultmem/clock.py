@@ -47,7 +47,10 @@ def parse_now(text: str | None) -> datetime:
     except ValueError:
         raise ValueError(f"`now` {text!r} is not an ISO date or datetime, {_EXAMPLE}"
                          ) from None
-    return in_range(moment)
+    try:
+        return in_range(moment)
+    except ValueError as exc:
+        raise ValueError(f"`now` {exc}") from None
 
 
 def in_range(moment: datetime) -> datetime:

@@ -105,19 +105,20 @@ def _day(value: str | None) -> date | None:
 def fire(entries: list[OpenEntry], now: datetime, settings: Settings,
          context: trigger.Context | None, views: dict[str, list[tuple[str, str, np.ndarray]]],
          nearest: list[tuple[int, float]] = (), weights: dict[str, float] | None = None,
-         rare=None) -> list[Firing]:
+         rare=None, measured: bool = True) -> list[Firing]:
     """Which open entries fire at `now` for `context`, each with its reason and kind.
 
     `views`: {entry id: [(view kind, text, vector or None)]}, computed at index time.
     `nearest`: the notes closest to the whole context, (note id, cosine), best first.
     `weights`: {stem: IDF over the vault} for the conditions' words (1 where missing);
-    `rare`: see `cues_for`.
+    `rare`, `measured`: see `cues_for`.
     Grounded firings (the context is the entry's moment, or is about a dated entry whose
     window is open) come first, strongest first; then ambient ones (a date named in a
     condition arrived, then a window open), most urgent first.
     """
     today = now.date()
-    cues = cues_for(entries, settings, context, views, nearest, weights or {}, today, rare)
+    cues = cues_for(entries, settings, context, views, nearest, weights or {}, today, rare,
+                    measured)
     text = context.text if context else ""
     semantic = _semantic(entries, today, settings, context, views, nearest)
     grounded, ambient = [], []
@@ -187,13 +188,15 @@ def _best_other(nearest, linked) -> float:
 def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Context | None,
              views: dict[str, list[tuple[str, str, np.ndarray]]],
              nearest: list[tuple[int, float]], weights: dict[str, float],
-             today: date | None = None, rare=None) -> dict[str, Cue]:
+             today: date | None = None, rare=None, measured: bool = True
+             ) -> dict[str, Cue]:
     """{entry id: its Cue} for every open entry with a trigger condition, all at once:
     the semantic half calibrates each entry against all the others, and a name a linked
     note carries is the entry's only if no other entry's notes carry it.
 
     `rare(stems) -> set`: those of the stems rare enough in the vault to name something
-    (see `rare_stems`); None takes every stem as rare."""
+    (see `rare_stems`); None takes every stem as rare. `measured`: whether the store holds
+    vectors in the context's model's space at all (`cue.Evidence.measured`)."""
     if context is None:  # a date written in a condition fires without any context
         return {e.id: cue.decide(cue.Evidence(e.condition, trigger.Words(0.0),
                                               dated=_condition_date(e.condition, today)),
@@ -212,12 +215,13 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
     subjects = {k: _subject_names(entries, views, t.named, rare) for k, t in told.items()}
     return {entry.id: cue.decide(_evidence(
         entry, told[i in ahead], subjects[i in ahead].get(entry.id, set()), hits.get(i),
-        floors.get(i, -1.0), views, weights, vetoes, today), settings)
+        floors.get(i, -1.0), views, weights, vetoes, today, measured), settings)
         for i, entry in enumerate(entries) if entry.condition}
 
 
 def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float, views,
-              weights: dict[str, float], vetoes: tuple[str, ...], today) -> cue.Evidence:
+              weights: dict[str, float], vetoes: tuple[str, ...], today,
+              measured: bool = True) -> cue.Evidence:
     """One entry's evidence from what the context tells (`noted`: the names only its
     linked notes carry that the context says)."""
     subject = (trigger.name_stems(entry.condition) & told.named) | noted
@@ -228,7 +232,7 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
         entry.condition, trigger.word_evidence(entry.condition, told.text, weights), hit,
         floor, tuple(sorted(placed)), place_words, tuple(sorted(subject)),
         _said(told.sentences, subject), _keywords_found(entry.keywords, told.stems),
-        _condition_date(entry.condition, today), vetoes)
+        _condition_date(entry.condition, today), vetoes, measured)
 
 
 class _Told:
@@ -387,7 +391,7 @@ def firing_now(store: Store, settings: Settings, now: datetime,
     """
     found = _inputs(store, context, fingerprint, nearest)
     return fire(found.entries, now, settings, context, found.views, found.nearest,
-                found.weights, found.rare)
+                found.weights, found.rare, found.measured)
 
 
 def cues_now(store: Store, settings: Settings, now: datetime, context: trigger.Context,
@@ -397,7 +401,7 @@ def cues_now(store: Store, settings: Settings, now: datetime, context: trigger.C
     `nudge --context` all decide by it."""
     found = _inputs(store, context, fingerprint, None)
     return cues_for(found.entries, settings, context, found.views, found.nearest,
-                    found.weights, clock.local_naive(now).date(), found.rare)
+                    found.weights, clock.local_naive(now).date(), found.rare, found.measured)
 
 
 @dataclass
@@ -407,6 +411,7 @@ class _Inputs:
     nearest: list[tuple[int, float]]
     weights: dict[str, float]
     rare: object
+    measured: bool = True  # the store holds vectors in the context's space (chunks or views)
 
 
 def _inputs(store: Store, context, fingerprint: str, nearest) -> _Inputs:
@@ -422,8 +427,10 @@ def _inputs(store: Store, context, fingerprint: str, nearest) -> _Inputs:
             nearest = nearest_notes(m.note_ids[m.starts], np.maximum.reduceat(
                 m.vectors @ context.vec, m.starts)) if len(m.note_ids) else []
     weights = word_weights(store, entries, chunks) if context is not None else {}
+    measured = context is not None and context.vec is not None and (chunks > 0 or any(
+        vec is not None for found in views.values() for _, _, vec in found))
     return _Inputs(entries, views, nearest or [], weights,
-                   lambda stems: rare_stems(store, stems, chunks))
+                   lambda stems: rare_stems(store, stems, chunks), measured)
 
 
 def word_weights(store: Store, entries: list[OpenEntry], chunks: int) -> dict[str, float]:

@@ -60,6 +60,7 @@ class Evidence:
     keyword: str = ""  # a `keywords::` entry found whole
     dated: str = ""  # a date written in the condition that has arrived
     vetoes: tuple[str, ...] = ()  # the cues that vetoed clauses of the context
+    measured: bool = True  # the store holds vectors in the context's model's space
 
     @property
     def kinds(self) -> frozenset:
@@ -109,7 +110,10 @@ def _words_hold(ev: Evidence, settings: Settings) -> tuple[bool, str]:
     if w.names_only or w.rarest:
         return False, w.why()
     # Meaning must not point at another entry; with no vectors in this model's space
-    # (never embedded, or another model's), words are all there is to go on.
+    # (never embedded, or another model's), words are all there is to go on. A store that
+    # has them but none of this entry's (not embedded yet) cannot say it does not.
+    if ev.hit is None and ev.measured:
+        return False, f"{w.why()}, but its meaning is not embedded yet to compare"
     if ev.hit is not None and ev.hit.lead < settings.support_margin:
         return False, f"{w.why()}, but the context is closer to another entry"
     return True, f"words {', '.join(w.found)} ({w.coverage:.0%} of its weight)"

@@ -650,8 +650,7 @@ def reconcile(
     entries offered what is left, by the same rules. Block ids are read as
     `_keyed` reads them, so that the ledger alone gives the ids its history gave.
     """
-    known_keyed = [Known(k.id, e) for k, e in zip(known, _keyed([k.entry for k in known]),
-                                                   strict=True)]
+    known_keyed, removed_keyed = _keyed_known(known), _keyed_known(removed)
     keyed = _keyed(current)
     recurred = _recurrences(known_keyed, keyed)
     used = set(taken_ids) | {k.id for k in known}
@@ -660,13 +659,14 @@ def reconcile(
     for ki, done in recurred.values():
         archived[done] = _occurrence_id(known[ki].id, current[done], used)
         used.add(archived[done])
-    pairs = _match_returning(known_keyed, removed, keyed,
-                             {ci: ki for ci, (ki, _) in recurred.items()}, set(archived))
-    everyone = [*known, *removed]
     # A new done occurrence in a run is filed under the commitment the run continues,
     # unless a block id of its own names it.
     run_of = {done: top for top, dones in _runs(current).items() for done in dones
               if not keyed[done].block_id}
+    pairs = _match_returning(known_keyed, removed_keyed, keyed,
+                             {ci: ki for ci, (ki, _) in recurred.items()}, set(archived),
+                             set(run_of))
+    everyone = [*known, *removed]
     decided: dict[int, tuple[str, LedgerEntry | None, list[Revision]]] = {}
     for ci, entry in enumerate(current):
         if ci in recurred:
@@ -703,15 +703,24 @@ def _kept_occurrence(ident: str, entry: LedgerEntry, of: str
     return ident, entry, [Revision("created", {**_snapshot(entry), "occurrence_of": of})]
 
 
+def _keyed_known(known: Sequence[Known]) -> list[Known]:
+    """`known` with block ids as `_keyed` reads them (a stored entry is its line as read)."""
+    return [Known(k.id, e) for k, e in zip(known, _keyed([k.entry for k in known]),
+                                           strict=True)]
+
+
 def _match_returning(known: Sequence[Known], removed: Sequence[Known],
                      current: Sequence[LedgerEntry], pairs: dict[int, int],
-                     skip: AbstractSet[int]) -> dict[int, int]:
+                     skip: AbstractSet[int], occurrences: AbstractSet[int] = frozenset()
+                     ) -> dict[int, int]:
     """`_match` over the present entries (indexes below len(known)) and the removed ones
     (the indexes after them), in three tiers: block ids among all of them, the present
     entries by every rule, then the removed entries by every rule, for lines without a
     block id only. A line that carries a block id no entry has is a new commitment
     (`ledger add` writes one on every line it appends): it never takes the id of an old
-    removed entry merely for its words."""
+    removed entry merely for its words. Nor does a done line of a recurring run
+    (`occurrences`): every occurrence has the commitment's words, so only the very line
+    that left (same text, dates and status) comes back on its id."""
     if not removed:
         return _match(known, current, pairs, skip)
     everyone = [*known, *removed]
@@ -719,7 +728,9 @@ def _match_returning(known: Sequence[Known], removed: Sequence[Known],
     pairs = _match(everyone, current, pairs, skip, stages=_BLOCK_STAGES)
     pairs = _match(everyone, current, pairs, skip, among=present)
     named = {ci for ci, entry in enumerate(current) if entry.block_id}
-    return _match(everyone, current, pairs, set(skip) | named, among=gone)
+    pairs = _match(everyone, current, pairs, set(skip) | named, stages=_SAME_LINE,
+                   among=gone)
+    return _match(everyone, current, pairs, set(skip) | named | set(occurrences), among=gone)
 
 
 def _returned(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:
@@ -1076,9 +1087,10 @@ _BLOCK_STAGES = (
     # A block id added later that spells the id the store gave the entry.
     _pair_equal(lambda k: k.id, lambda e: e.block_id),
 )
+_SAME_LINE = (_pair_equal(lambda k: _full_key(k.entry), _full_key),)
 _MATCH_STAGES = (
     *_BLOCK_STAGES,
-    _pair_equal(lambda k: _full_key(k.entry), _full_key),
+    *_SAME_LINE,
     _pair_equal(lambda k: _text_key(k.entry), _text_key),
     # Same words, other links: a retargeted entry is surely itself, before any fuzzy
     # match lets a similar neighbour take its id.
