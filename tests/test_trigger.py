@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from vaultmem.trigger import Match, content_stems, keyword_match
+from vaultmem.trigger import Match, content_stems, keyword_match, scoped_clauses, veto_of
 
 TODAY = date(2026, 8, 15)
 
@@ -91,3 +91,18 @@ def test_iso_date_is_ignored_without_today_and_invalid_dates_are_skipped():
 
 def test_no_condition_and_no_keywords_never_fires():
     assert keyword_match(None, (), "anything at all", 0.0, TODAY) == Match(False, "", 0.0)
+
+
+# -- not-yet cues, scoped to their clause ---------------------------------------------
+
+
+def test_a_house_number_is_no_negation_and_a_title_ends_no_sentence():
+    # (Failed before: "no." was a negation and a full stop, so "Mrs Pike from no." was a
+    # vetoed clause and "41 is out deadheading…" another.)
+    clauses = scoped_clauses("Mrs Pike from no. 41 is out deadheading her roses. Dr. Osei "
+                             "rang about it.")
+    assert [(c.text, c.veto) for c in clauses] == [
+        ("Mrs Pike from no. 41 is out deadheading her roses.", ""),
+        ("Dr. Osei rang about it.", "")]
+    assert veto_of("Still no word from the roofer") == "negated: no"
+    assert veto_of("The answer was no.") == "negated: no"
