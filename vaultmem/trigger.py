@@ -407,7 +407,10 @@ def context_units(text: str, split: str = "clauses") -> list[Unit]:
 # contexts are short, and a clause boundary is where NegEx's scope ends in practice.
 VETO_CUES: tuple[tuple[str, str], ...] = (
     ("negated", r"\bno\b(?!\.?\s*\d)|"  # not "no. 41": a house number
-                r"\b(?:not|never|nothing|none|nobody|neither|nor|cannot)\b|n't\b"),
+                r"\b(?:not|never|nothing|none|nobody|neither|nor|cannot|without|forgot|"
+                r"failed to|no sign)\b|n't\b"
+                # a state that has not ended: "Precious is still off", "still away"
+                r"|\bstill (?:off|away|waiting|awaiting|on leave|in hospital)\b"),
     ("pending", r"\b(?:will|shall|gonna|should|supposed to|about to|going to|coming to|"
                 r"(?:is|are|am)\s+coming|"
                 r"due to|yet|delayed|tomorrow|tonight|soon|next (?:week|month|year|time|\w+day)|"
@@ -416,7 +419,18 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 r"(?:waiting|wait) (?:for|on|till|until)|plan(?:s|ned|ning)? to|heading|"
                 r"on (?:my|her|his|their|our|the) way to|on its way|"
                 r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-                r"(?:radio|forecast|app|met office) says)\b|'ll\b"
+                r"(?:radio|forecast|app|met office) says|"
+                # not happened as planned, or not before a time: "was meant to land at
+                # six", "away till June" (not "need to": a to-do beside the cue in a list
+                # of errands says nothing of it)
+                r"meant to|awaiting|"
+                r"later (?:today|on|tonight|this \w+)|any (?:day|minute|moment|time) now|"
+                r"in (?:an?|a few|\d+|two|three) (?:minutes?|mins?|hours?|hrs?|days?|weeks?)|"
+                r"(?:booked|scheduled|pencilled) (?:in )?for|on order|as soon as|hopefully|"
+                r"fingers crossed|(?:until|till) (?:next|the end|the \d|\d|tomorrow|"
+                r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+                r"march|april|may|june|july|august|september|october|november|december))\b"
+                r"|'ll\b"
                 # a scheduled arrival, told in the present: "her flight lands at eleven"
                 r"|\b(?:lands|arrives|gets in|comes in|is due|are due|leaves)\b[^.;]*?"
                 r"\b(?:at|by|around) (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
