@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import clock, ledger_sync, migrations, prospective, status
+from . import clock, ledger_sync, lexical, migrations, prospective, status
 from .config import Settings
-from .embed import Embedder, embed_text
+from .embed import Embedder, embed_text, multilingual_advice
 from .resolve import Resolver, escapes_vault
 from .schema import SCHEMA
 from .store import Store
@@ -44,6 +44,8 @@ class IndexReport:
     seconds: float = 0.0
     warnings: list[tuple[str, int | None, str]] = field(default_factory=list)
     rebuild: dict | None = None  # set by `index --rebuild` (recover.py): what was carried
+    languages: dict[str, int] = field(default_factory=dict)  # live notes per language
+    multilingual: str | None = None  # advice when the notes are in several languages
 
     def as_dict(self) -> dict:
         """The `index --json` document."""
@@ -116,6 +118,8 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     pending = _links_pending(store)
     if pending is not None:
         _resolve_links(store, stamp, report, pending)
+    if not settled:
+        _fill_languages(store)
     if ledger_sync.refresh_views(store):  # the matcher's texts of each open entry
         settled = None  # new view texts (after an upgrade): embed them
     report.embedded = 0 if settled else embed_missing(store, embedder, progress)
@@ -129,13 +133,16 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     counts = settled["links"] if settled else _count_links(store)
     for key, field_name in LINK_FIGURES:
         setattr(report, field_name, counts[key])
+    report.languages = (settled or {}).get("languages") or store.language_counts()
     walk_warnings = [(p, None, m) for p, m in found.warnings]
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
         store.set_meta(SETTLED, json.dumps({
             "fingerprint": embedder.fingerprint, "links": counts,
+            "languages": report.languages,
             "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]}))
     report.warnings[:0] = walk_warnings
+    report.multilingual = multilingual_advice(report.languages, settings)
     report.seconds = round(time.perf_counter() - started, 3)
     store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
                      report.as_dict())
@@ -265,6 +272,15 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     return None if renamed else {note_id}
 
 
+def _fill_languages(store: Store) -> None:
+    """Give a language to the notes a store made before notes had one (m012), from their
+    stored chunks: once, in batches, no note re-parsed."""
+    while rows := store.notes_without_language():
+        with store.atomic():
+            for note_id, text in rows:
+                store.update_note(note_id, {"lang": lexical.language(text) or ""})
+
+
 def _candidates():
     """The candidates module (and with it form.py's patterns), imported only by a run that
     parses or deletes a note: a no-op run at 50,000 notes is short enough for its import
@@ -325,7 +341,7 @@ def _note_fields(parsed, st, digest, stamp, problem, kind) -> dict:
         "frontmatter": json.dumps(fm, ensure_ascii=False), "size": st.size,
         "mtime_ns": st.mtime_ns, "hash": digest, "created": _scalar(fm.get("created")),
         "updated": _scalar(fm.get("updated")), "date": _scalar(fm.get("date")), "deleted": 0,
-        "problem": problem, "indexed_at": stamp,
+        "problem": problem, "indexed_at": stamp, "lang": lexical.language(parsed.body) or "",
     }
     if kind not in ("moved", "reparse"):
         fields["changed_at"] = stamp

@@ -268,3 +268,11 @@ def m011_candidate_windows(db: Database) -> None:
     db["candidates"].add_column("start", str)
     if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")
+
+
+@migration
+def m012_note_language(db: Database) -> None:
+    """The language each note is written in (`lexical.language`; "" when it cannot be
+    told), so `status` and `index` can say when a vault is multilingual. Left NULL here:
+    the next index run fills it from the stored chunks, without re-parsing a note."""
+    db["notes"].add_column("lang", str)

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import clock, commitments, prospective, trigger
 from .config import DEFAULTS, Settings
-from .embed import Embedder
+from .embed import Embedder, query_side
 from .errors import UsageError
 from .schema import SCHEMA
 from .snippet import snippet
@@ -128,9 +128,10 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
         store.matrix(embedder.fingerprint, embedder.dim)
     if opts.prospective and commitments.may_fire_on(store, now):
         # the query and its sentences (or clauses): one model call
-        context = trigger.make_context(text, embedder.embed, settings.context_units)
+        context = trigger.make_context(text, query_side(embedder), settings.context_units)
     else:
-        context = trigger.Context(text, (trigger.Unit(text, "query"),), embedder.embed([text]))
+        context = trigger.Context(text, (trigger.Unit(text, "query"),),
+                                  query_side(embedder)([text]))
     with store.snapshot():
         hits, candidates, log, stale, lane = _rank(store, embedder, context, opts, now,
                                                    settings)

@@ -101,6 +101,8 @@ def index_report(report, as_json: bool) -> None:
          f"{report.unchanged} unchanged; "
          f"{report.embedded} chunks embedded; {len(report.warnings)} warnings; "
          f"{report.links_unresolved} unresolved links to {report.unresolved_targets} notes")
+    if report.multilingual:
+        warn(f"note: {report.multilingual}")
 
 
 def query_result(result, as_json: bool, explain: bool = False) -> None:
@@ -219,6 +221,8 @@ def status(result, as_json: bool) -> None:
         out.print("ledger " + ", ".join(f"{k} {v}" for k, v in sorted(doc["ledger"].items())))
     for kind, by_status in sorted(doc["prospective"].items()):
         out.print(f"{kind}: " + ", ".join(f"{k} {v}" for k, v in sorted(by_status.items())))
+    if doc.get("multilingual"):
+        out.print(f"[yellow]multilingual[/] {_esc(doc['multilingual'])}", highlight=False)
     for run in doc["last_runs"].values():
         if run:
             out.print(f"last {run['kind']}: {run['finished'] or run['started']} ({run['status']})")

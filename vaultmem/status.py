@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 
 from .config import Settings
+from .embed import multilingual_advice
 from .resolve import fold, names_attachment
 from .schema import SCHEMA
 from .store import Store
@@ -41,6 +42,7 @@ def gather(store: Store, settings: Settings) -> dict:
         return q(sql, params).fetchone()[0]
 
     links, unresolved = link_summary(store)
+    languages = store.language_counts()
     aliases = store.alias_paths()
     counts = {
         "notes": one("SELECT count(*) FROM notes WHERE deleted = 0"),
@@ -65,6 +67,8 @@ def gather(store: Store, settings: Settings) -> dict:
         "ledger": _ledger_counts(store),
         "prospective": _prospective_counts(store),
         "candidates": _candidate_counts(store),
+        "languages": languages,
+        "multilingual": multilingual_advice(languages, settings),
         "config": settings.as_dict(),
     }
 
