@@ -38,10 +38,15 @@ class Settings:
     rrf_k: int = 60  # reciprocal-rank fusion constant (Cormack et al. 2009)
     lexical_weight: float = 0.5  # the BM25 share in score fusion
     # A note's lexical term is weighted by (share of the query's words its best chunk
-    # holds) ** this; 0 lets every BM25 hit count in full. 3 reads best on both retrieval
-    # golden sets but silences the lexical leg for long contexts: the prospective
-    # evaluation's triggers lose recall (docs/evaluation.md). Off until that is solved.
-    lexical_coverage: float = 0.0
+    # holds) ** this, so a question that shares only everyday words with a note does not
+    # lift it; 0 lets every BM25 hit count in full. Chosen on the four retrieval golden
+    # sets (docs/evaluation.md).
+    lexical_coverage: float = 3.0
+    # ... for queries of up to this many words; the exponent fades to 0 at twice as many.
+    # A long context (a trigger note, a paragraph) carries several concerns at once: no
+    # note holds a large share of its words, and the words it does share are the
+    # evidence (the prospective evaluation's triggers: 8-32 words; golden queries 1-14).
+    coverage_words: int = 8
     weight: float = 0.3
     fire_weight: float = 1.0
     # salience component weights (SPEC 4)
@@ -250,6 +255,7 @@ RULES: dict[str, Rule] = {
     "rrf_k": _between(1, 100_000, _whole),
     "lexical_weight": _between(0, 1),
     "lexical_coverage": _between(0, 10),
+    "coverage_words": _between(1, 1000, _whole),
     "weight": _between(0, 10),
     "fire_weight": _between(0, 10),
     "salience": Rule(_weights, lambda v: all(0 <= x <= 1 for x in v.values()) and any(

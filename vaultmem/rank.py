@@ -20,7 +20,7 @@ from datetime import datetime
 
 import numpy as np
 
-from . import clock, commitments, prospective, trigger
+from . import clock, commitments, lexical, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder, query_side
 from .errors import UsageError
@@ -37,7 +37,7 @@ SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "rece
 _FROM_SETTINGS = {"weight": "weight", "fire_weight": "fire_weight", "fire_slot": "fire_slot",
                   "log_mentions": "query_mentions", "mode": "mode", "fusion": "fusion",
                   "rrf_k": "rrf_k", "lexical_weight": "lexical_weight",
-                  "lexical_coverage": "lexical_coverage"}
+                  "lexical_coverage": "lexical_coverage", "coverage_words": "coverage_words"}
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,7 @@ class QueryOptions:
     rrf_k: int = DEFAULTS.rrf_k
     lexical_weight: float = DEFAULTS.lexical_weight
     lexical_coverage: float = DEFAULTS.lexical_coverage
+    coverage_words: int = DEFAULTS.coverage_words
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides) -> QueryOptions:
@@ -224,7 +225,7 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
             bm25).any() else 1.0
         return np.where(np.isfinite(bm25), -bm25 / best, -np.inf), legs
     by_meaning = _found_by_meaning(store, note_ids, fired)
-    evidence = share ** opts.lexical_coverage
+    evidence = share ** coverage_exponent(text, opts)
     if opts.fusion == "score":
         dense_term, lex_term = _score_fusion(cosine, bm25, eligible, by_meaning,
                                              opts.lexical_weight, evidence)
@@ -238,6 +239,18 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
         dense_term, lex_term = (t / (2.0 / (k + 1)) for t in (dense_term, lex_term))
     legs["dense_term"], legs["lexical_term"] = dense_term, lex_term
     return dense_term + lex_term, legs
+
+
+def coverage_exponent(text: str, opts: QueryOptions) -> float:
+    """How much a note's share of the query's words weighs its lexical term: in full
+    (`lexical_coverage`) for a query of up to `coverage_words` words, fading to nothing
+    at twice as many. A short question shares everyday words with many notes, and the
+    share tells a real match from those; a long context shares a few words with each
+    note it concerns, and those few are the evidence."""
+    words = len(lexical.query_words(text))
+    start = opts.coverage_words
+    fade = min(max((2 * start - words) / start, 0.0), 1.0)
+    return opts.lexical_coverage * fade
 
 
 def _score_fusion(cosine, bm25, eligible, by_meaning, alpha,
