@@ -321,6 +321,113 @@ def length(data, embedder):
     table(data, variants)
 
 
+def note_coverage(d: SetData) -> np.ndarray:
+    """Per query and note: the share of the query's words found anywhere in the note's
+    matching chunks (their union), where the default takes the best single chunk."""
+    key = ("union",)
+    if key not in d.cache:
+        index = {int(n): i for i, n in enumerate(d.note_ids)}
+        out = np.zeros((len(d.queries), len(d.note_ids)))
+        conn = d.store.conn
+        for qi, q in enumerate(d.queries):
+            words = {lexical._fold_text(w) for w in lexical.query_words(q["query"])}
+            hits = d.store.lexical_hits(q["query"], d.chunks)
+            if not words or not hits:
+                continue
+            ids = [cid for cid, _ in hits]
+            owners = d.store.chunk_notes(ids)
+            held: dict[int, set] = {}
+            for rowid, *cols in conn.execute(
+                    "SELECT rowid, title, aliases, heading, body FROM chunks_fts WHERE rowid "
+                    f"IN ({','.join('?' * len(ids))})", ids):
+                found = words.intersection(lexical._TOKEN.findall(
+                    lexical._fold_text(" ".join(filter(None, cols)))))
+                held.setdefault(owners.get(rowid, -1), set()).update(found)
+            for note_id, found in held.items():
+                if note_id in index:
+                    out[qi, index[note_id]] = len(found) / len(words)
+        d.cache[key] = out
+    return d.cache[key]
+
+
+@experiment
+def titles(data, embedder):
+    """The title's own vector (title and aliases) added to the best chunk, by note length;
+    the lexical share counted over a whole note."""
+    title = lambda d: note_vectors(d, embedder, "title", opening(0))  # noqa: E731
+    p = lambda d: 3.0 * np.clip((16 - query_words(d)) / 8, 0, 1)  # noqa: E731
+    variants = {"default": default}
+    for w in (0.05, 0.1, 0.15):
+        for limit in (600, 1200, 2400, 10**9):
+            label = "all notes" if limit == 10**9 else f"notes ≤ {limit} chars"
+            variants[f"dense + {w} × title vector, {label}"] = (
+                lambda d, w=w, lim=limit: fuse(d, d.cosine + w * title(d) * (body_chars(d)
+                                                                              <= lim),
+                                               evidence=lexical_leg(d)[1] ** p(d)))
+    variants["coverage over the whole note"] = lambda d: fuse(
+        d, evidence=note_coverage(d) ** p(d))
+    variants["coverage: mean of best chunk and whole note"] = lambda d: fuse(
+        d, evidence=((note_coverage(d) + lexical_leg(d)[1]) / 2) ** p(d))
+    table(data, variants)
+
+
+def summary_first_chunk(d: SetData, embedder) -> np.ndarray:
+    """The best-chunk cosine when each note's first chunk is embedded with its front-matter
+    summary before its text (as the indexer would if the summary were body text)."""
+    key = ("sumchunk",)
+    if key not in d.cache:
+        from vaultmem.embed import embed_text
+
+        m = d.store.matrix(embedder.fingerprint, embedder.dim)
+        rows = d.store.execute("SELECT id, heading, text FROM chunks WHERE id IN "
+                               f"({','.join(str(int(m.chunk_ids[s])) for s in m.starts)})")
+        first = {cid: (h or "", t or "") for cid, h, t in rows}
+        sims = m.vectors @ d.qvecs.T  # chunks × queries
+        todo, at = [], []
+        for i, s in enumerate(m.starts):
+            summary = summary_of(d.notes[i])
+            if summary:
+                heading, text = first[int(m.chunk_ids[s])]
+                todo.append(embed_text(d.notes[i].title, heading, summary + "\n" + text,
+                                       d.notes[i].aliases))
+                at.append(s)
+        if todo:
+            sims = sims.copy()
+            sims[np.array(at)] = embedder.embed(todo) @ d.qvecs.T
+        d.cache[key] = np.maximum.reduceat(sims, m.starts, axis=0).T
+    return d.cache[key]
+
+
+@experiment
+def summaries(data, embedder):
+    """A front-matter summary (description, desc, summary, excerpt, abstract) as whole-note
+    evidence: in the lexical leg, in the first chunk's embedded text, as its own vector."""
+    p = lambda d: 3.0 * np.clip((16 - query_words(d)) / 8, 0, 1)  # noqa: E731
+    lex_sum = lambda d: lexical_leg(d, store=store_copy(d, "summary", summaries_in_fts))  # noqa: E731
+    ts = lambda d: note_vectors(d, embedder, "titlesum", lambda n: "\n".join(  # noqa: E731
+        x for x in (n.title, summary_of(n)) if x))
+    has = lambda d: np.array([bool(summary_of(n)) for n in d.notes])[None, :]  # noqa: E731
+
+    def with_lex(d, dense):
+        bm25, share = lex_sum(d)
+        return fuse(d, dense, lex=(bm25, share), evidence=share ** p(d))
+
+    variants = {
+        "default": default,
+        "summary in the lexical leg (first chunk's body)": lambda d: with_lex(d, d.cosine),
+        "summary in the first chunk's embedded text": lambda d: fuse(
+            d, summary_first_chunk(d, embedder), evidence=lexical_leg(d)[1] ** p(d)),
+        "… and in the lexical leg (summary as body text)": lambda d: with_lex(
+            d, summary_first_chunk(d, embedder)),
+        "dense = max(best chunk, title + summary vector)": lambda d: fuse(
+            d, np.where(has(d), np.maximum(d.cosine, ts(d)), d.cosine),
+            evidence=lexical_leg(d)[1] ** p(d)),
+        "dense + 0.2 × title + summary vector": lambda d: fuse(
+            d, d.cosine + 0.2 * ts(d) * has(d), evidence=lexical_leg(d)[1] ** p(d)),
+    }
+    table(data, variants)
+
+
 @experiment
 def neighbours(data, embedder):
     """Relevance shared along links: a note gains γ × its linked notes' mean score."""
