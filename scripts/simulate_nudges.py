@@ -1,19 +1,37 @@
 #!/usr/bin/env python3
-"""Replay a planted 72-hour scenario through `vaultmem nudge`, tick by tick.
+"""Replay multi-day nudge scenarios through the `vaultmem` CLI, tick by tick.
 
-    python scripts/simulate_nudges.py
+    python scripts/simulate_nudges.py                    # scripts/eval_data/nudges/
+    python scripts/simulate_nudges.py DIR_OR_FILE ...    # scenario files, or folders of them
+    python scripts/simulate_nudges.py --planted --random 10
 
-A vault gains commitments and prospective items over three days (dated
-commitments, a call with preferred hours, a soft intention, a daily habit, and
-low-value chatter). Every 15 minutes the real CLI runs `vaultmem nudge --now T`;
-a scripted user answers each nudge with `vaultmem feedback`: accept when it is
-useful (inside one of the item's oracle windows, which lie inside the item's
-preferred hours), dismiss otherwise; after accepting a commitment or the
-intention, the user does it and checks it off (and `vaultmem index` runs). The
-same replay runs with the oscillating revival switched off. Printed: precision,
-oracle-window recall, accept rate, messages per day, quiet-hour violations and
-mean time to useful. The scenario is planted: it shows the mechanism works as
-designed, not what real users want.
+A scenario (the format: docs/evaluation.md#nudges) is a few days of one person's
+vault: notes and ledger lines, each with the moment it was written (often weeks before
+the scenario starts); what the person is doing at some moments (`contexts`); and an
+oracle of the windows in which a nudge about an item helps. The replay:
+
+* everything written before the start is indexed at the moment it was written
+  (`vaultmem index --now WRITTEN`: the store's clock is what dates an entry, so a line
+  written four weeks ahead looks written then; a `➕` date on the line would be honoured
+  too, to the day), then every 15 minutes from the start:
+* what is written at that moment appears on disk, and `vaultmem index --now T` runs;
+* `vaultmem salience --now T` runs nightly at 03:00;
+* `vaultmem nudge --now T` (with `--context TEXT` while a context holds);
+* a scripted user answers each nudge with `vaultmem feedback`: accept when the moment
+  lies inside one of the item's oracle windows, dismiss otherwise; after an accept with
+  `done_on_accept` (default: true for ledger lines, false for notes) the thing is done:
+  the ledger line is checked off (`✅`), a note gets `status: done`, and `index` runs.
+
+Printed, per folder (its label) and per scenario: precision, oracle-window recall,
+entries with at least one useful nudge, messages per day (and the day's maximum),
+quiet-hour violations and mean time to useful (window start → the first useful nudge in
+it) — SPEC 9 — beside the naive baseline "nudge each dated entry at 09:00 on its due
+day". A folder holding a file `TUNED` is a set whose scores were looked at while
+choosing defaults; every other folder is reported as not tuned on.
+
+`--planted` and `--random N` add the planted 72-hour scenario and N random ones of the
+same shape, written in the same format in memory (the defaults were chosen looking at
+them too: they are reported as tuned on).
 """
 
 from __future__ import annotations
@@ -22,293 +40,522 @@ import argparse
 import contextlib
 import io
 import json
+import multiprocessing
 import os
 import random
 import re
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
+from vaultmem import embed
 from vaultmem.cli import main as vaultmem
 from vaultmem.nudge import in_hours
 
-START = datetime(2026, 9, 7, 7, 0)  # a Monday
-HOURS = 72
 TICK = timedelta(minutes=15)
-QUIET = "22:00-07:00"
+SALIENCE_AT = time(3, 0)
+BASELINE_AT = time(9, 0)
+DEFAULT_DIR = Path(__file__).parent / "eval_data" / "nudges"
+DUE_RE = re.compile(r"(?:📅|\[due::)\s*(\d{4}-\d{2}-\d{2})")
+BLOCK_RE = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
 
 
-def at(day: int, hour: float) -> datetime:
-    return START.replace(hour=0) + timedelta(days=day, hours=hour)
+# -- the scenario --------------------------------------------------------------------------
+
+@dataclass
+class Window:
+    item: str
+    start: datetime
+    end: datetime
+    hours: str = ""  # planted scenarios only: useful inside these hours of the window
+
+    def holds(self, t: datetime) -> bool:
+        return self.start <= t < self.end and (not self.hours or in_hours(self.hours, t))
 
 
 @dataclass
-class Planted:
-    key: str  # text that identifies the item in nudges
-    created: datetime
-    kind: str  # "ledger" or a prospective note
-    text: str  # the ledger line or the note body
-    windows: list[tuple[datetime, datetime]] = field(default_factory=list)
-    done_on_accept: bool = True
-    path: str = ""
+class Written:
+    """One ledger line or note, and when it first appears."""
+
+    key: str  # a ledger id, or a note path
+    written: datetime
+    text: str
+    ledger: bool
+    done_on_accept: bool
 
 
-def scenario() -> list[Planted]:
-    """Items, when they appear, and the windows in which a nudge about them helps.
+@dataclass
+class Scenario:
+    id: str
+    start: datetime
+    days: float
+    quiet: str
+    items: list[Written]
+    contexts: list[tuple[datetime, datetime, str]]
+    oracle: list[Window]
+    label: str = ""
 
-    A dated commitment's window runs from the day before it is due until it is due;
-    the café intention's from the day after it was noted; the habit's each morning.
-    """
-    mon, tue, wed, thu = 0, 1, 2, 3
-    return [
-        Planted("Send the blog draft", at(mon, 8), "ledger",
-                "- [ ] Send the blog draft to Ines 📅 2026-09-08 [[Blog draft]]",
-                [(at(mon, 12), at(tue, 17))]),
-        Planted("Pay the electricity bill", at(mon, 9.5), "ledger",
-                "- [ ] Pay the electricity bill 📅 2026-09-09 [[Bills]]",
-                [(at(tue, 9), at(wed, 17))]),
-        Planted("Call Mum", at(mon, 12), "ledger",
-                "- [ ] Call Mum about Sunday lunch 📅 2026-09-08 [[Mum]] "
-                "[nudge_hours:: 17-21]",
-                [(at(mon, 17), at(tue, 21))]),
-        Planted("Renew the parking permit", at(tue, 10), "ledger",
-                "- [ ] Renew the parking permit 📅 2026-09-10 [[Car]]",
-                [(at(wed, 9), at(thu, 17))]),
-        Planted("Review Tomas's pull request", at(mon, 16), "ledger",
-                "- [ ] Review Tomas's pull request 📅 2026-09-09 [[Work]]",
-                [(at(tue, 9), at(wed, 17))]),
-        Planted("Try the new café", at(mon, 10), "note:idea",
-                "Try the new café on Keller Street: they open at 8 and have a quiet "
-                "upstairs room for working.\n",
-                [(at(tue, 14), at(wed, 18))]),
-        Planted("Morning run", at(mon, 7.25), "note:plan",
-                "Run before work, 5 km easy.\n",
-                [(at(d, 7), at(d, 9)) for d in (mon, tue, wed)], done_on_accept=False),
-        Planted("Lamp colour", at(mon, 11), "note:insight",
-                "The hallway lamp looks warmer with the 2700 K bulb.\n"),
-        Planted("Podcast episode", at(tue, 13), "note:insight",
-                "That podcast episode about fermentation was fun.\n"),
-        Planted("Bookshelf idea", at(wed, 11), "note:idea",
-                "Maybe the bookshelf would look better on the other wall.\n"),
-    ]
+    @property
+    def end(self) -> datetime:
+        return self.start + timedelta(days=self.days)
+
+    def context_at(self, t: datetime) -> str | None:
+        return next((text for a, b, text in self.contexts if a <= t < b), None)
 
 
-def random_scenario(seed: int) -> tuple[list[Planted], dict[str, str]]:
-    """A scenario of the same shape with random times, never used to set parameters.
-
-    Window rules: a dated commitment is worth a nudge from 36 h before its deadline
-    (17:00 on the due date) until then; a call from the evening before it is due; the
-    intention from the day after it was noted; the habit every morning after day 0.
-    """
-    rng = random.Random(seed)
-    items, front = [], {}
-    for n in range(4):
-        created = at(rng.choice((0, 0, 1)), rng.choice(range(8, 20)) + rng.choice((0, .25, .5)))
-        due_day = created.date() + timedelta(days=rng.choice((1, 2, 2, 3)))
-        deadline = datetime.combine(due_day, datetime.min.time()) + timedelta(hours=17)
-        items.append(Planted(f"Task number {n}", created, "ledger",
-                             f"- [ ] Task number {n} 📅 {due_day.isoformat()} [[Work]]",
-                             [(deadline - timedelta(hours=36), deadline)]))
-    call_day = rng.choice((1, 2))
-    items.append(Planted("Call Dad", at(0, rng.choice(range(8, 13))), "ledger",
-                         f"- [ ] Call Dad 📅 {(START + timedelta(days=call_day)).date()} [[Mum]] "
-                         "[nudge_hours:: 17-21]", [(at(call_day - 1, 17), at(call_day, 21))]))
-    noted = at(0, rng.choice(range(9, 20)))
-    items.append(Planted("Visit the market", noted, "note:idea", "Visit the Saturday market.\n",
-                         [(at(1, 14), at(3, 18))]))
-    front["Visit the market"] = "type: idea\nnudge_hours: 14-18\nnudge_importance: 0.5\n"
-    items.append(Planted("Stretching", at(0, 6.5), "note:plan", "Ten minutes of stretching.\n",
-                         [(at(d, 7), at(d, 9)) for d in (1, 2)], done_on_accept=False))
-    front["Stretching"] = "type: plan\nnudge_hours: 07-09\nnudge_importance: 0.7\n" \
-                          "nudge_amplitude: 0\n"
-    for n in range(3):
-        items.append(Planted(f"Passing thought {n}", at(rng.choice((0, 1, 2)),
-                                                          rng.choice(range(8, 21))),
-                             "note:insight", "Something I noticed today.\n"))
-    return items, front
+def moment(text: str) -> datetime:
+    return datetime.fromisoformat(text)
 
 
-NOTE_FRONT = {
-    # A habit: the user says when (hours) and that it matters every day (no revival).
-    "Morning run": "type: plan\nnudge_hours: 07-09\nnudge_importance: 0.7\n"
-                   "nudge_amplitude: 0\n",
-    "Try the new café": "type: idea\nnudge_hours: 14-18\nnudge_importance: 0.5\n",
-}
+def parse_scenario(doc: dict, label: str = "") -> Scenario:
+    """A scenario document (the format of docs/evaluation.md#nudges) as replayable data."""
+    items = [Written(n["path"], moment(n["written"]), n["text"], False,
+                     bool(n.get("done_on_accept", False))) for n in doc.get("notes", [])]
+    items += [Written(e["id"], moment(e["written"]), e["line"], True,
+                      bool(e.get("done_on_accept", True))) for e in doc.get("ledger", [])]
+    return Scenario(
+        doc["id"], moment(doc["start"]), float(doc["days"]),
+        doc.get("quiet_hours", "22:00-07:00"), sorted(items, key=lambda i: i.written),
+        [(moment(c["from"]), moment(c["to"]), c["text"]) for c in doc.get("contexts", [])],
+        [Window(o["item"], moment(o["from"]), moment(o["to"]), o.get("hours", ""))
+         for o in doc.get("oracle", [])], label)
 
+
+def load(paths: list[Path]) -> list[Scenario]:
+    """Scenario files, and every `*.json` in the folders given; labelled by folder."""
+    out = []
+    for path in paths:
+        files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        for file in files:
+            label = label_of(file.parent)
+            try:
+                out.append(parse_scenario(json.loads(file.read_text(encoding="utf-8")), label))
+            except (ValueError, KeyError, TypeError) as exc:
+                print(f"{file}: not a scenario ({type(exc).__name__}: {exc}); skipped",
+                      file=sys.stderr)
+    return out
+
+
+def label_of(folder: Path) -> str:
+    tuned = (folder / "TUNED").exists()
+    return f"{folder.name} ({'tuned on' if tuned else 'not tuned on'})"
+
+
+# -- the replay ----------------------------------------------------------------------------
 
 def cli(*args: str) -> dict:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = vaultmem([*args, "--json"])
     if code != 0:
-        raise SystemExit(f"vaultmem {' '.join(args)} failed with {code}")
+        raise SystemExit(f"vaultmem {' '.join(args)} failed with {code}: {err.getvalue()}")
     return json.loads(out.getvalue())
 
 
+_TAKES_CONTEXT: list[bool] = []
+_LOADED: dict = {}
+_load_query_model = embed.query_embedder
+
+
+def _shared_query_embedder(settings):
+    """The query model loaded once for the whole replay (each `nudge --context` would
+    load it again, as a cron run does): the same model, the same vectors, minutes saved."""
+    key = (settings.model, settings.model_path)
+    if key not in _LOADED:
+        _LOADED[key] = _load_query_model(settings)
+    return _LOADED[key]
+
+
+def takes_context() -> bool:
+    """Whether this vaultmem's `nudge` takes `--context` (older ones did not: their
+    scenarios then run without contexts, and the report says so)."""
+    if not _TAKES_CONTEXT:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            vaultmem(["nudge", "--help"])
+        _TAKES_CONTEXT.append("--context" in out.getvalue())
+        if not _TAKES_CONTEXT[0]:
+            print("(this `vaultmem nudge` takes no --context: contexts are not passed)")
+    return _TAKES_CONTEXT[0]
+
+
 class World:
-    """The vault as the user keeps it: items appear, and get checked off."""
+    """The vault as the person keeps it: lines and notes appear, and get done."""
 
-    def __init__(self, root: Path, items: list[Planted], front: dict[str, str]):
-        self.vault = root
-        self.items = items
-        self.front = front
-        self.ledger: list[str] = []
-        for name in ("Blog draft", "Bills", "Mum", "Car", "Work"):
-            (root / f"{name}.md").write_text(f"# {name}\n\nNotes about {name.lower()}.\n")
+    def __init__(self, root: Path, scenario: Scenario):
+        self.root = root
+        self.scenario = scenario
+        self.pending = list(scenario.items)
+        self.lines: dict[str, str] = {}  # ledger id -> its line as it is now
+        self.by_key = {i.key: i for i in scenario.items}
+        self.done: set[str] = set()
 
-    def add_due(self, t: datetime) -> bool:
-        changed = False
-        for item in self.items:
-            if item.created == t:
-                changed = True
-                if item.kind == "ledger":
-                    self.ledger.append(item.text)
-                else:
-                    item.path = f"{item.key}.md"
-                    front = self.front.get(item.key, f"type: {item.kind.split(':')[1]}\n")
-                    (self.vault / item.path).write_text(
-                        f"---\n{front}created: {t.isoformat()}\n---\n# {item.key}\n\n{item.text}")
-        if changed:
-            self.write_ledger()
-        return changed
+    def write_due(self, t: datetime) -> bool:
+        """Write everything written at or before `t` not yet on disk; True if any."""
+        due = [i for i in self.pending if i.written <= t]
+        self.pending = [i for i in self.pending if i.written > t]
+        for item in due:
+            if item.ledger:
+                self.lines[item.key] = item.text
+            else:
+                self.write_note(item.key, item.text, item.written)
+        if any(i.ledger for i in due):
+            self.write_ledger(max(i.written for i in due))
+        return bool(due)
 
-    def write_ledger(self) -> None:
-        (self.vault / "Ledger.md").write_text("# Ledger\n\n" + "\n".join(self.ledger) + "\n")
+    def write_note(self, rel: str, text: str, when: datetime) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        stamp = when.timestamp()
+        os.utime(path, (stamp, stamp))
 
-    def complete(self, item: Planted, t: datetime) -> None:
-        if item.kind == "ledger":
-            self.ledger = [line.replace("- [ ]", "- [x]", 1) + f" ✅ {t.date().isoformat()}"
-                           if line == item.text else line for line in self.ledger]
-            self.write_ledger()
+    def write_ledger(self, when: datetime) -> None:
+        body = "# Ledger\n\n" + "".join(f"{line}\n" for line in self.lines.values())
+        self.write_note("Ledger.md", body, when)
+
+    def complete(self, key: str, t: datetime) -> None:
+        """Do the thing: check the line off as Tasks would, or close the note."""
+        self.done.add(key)
+        if key in self.lines:
+            line = self.lines[key].replace("- [ ]", "- [x]", 1)
+            block = BLOCK_RE.search(line)
+            stamp = f" ✅ {t.date().isoformat()}"
+            line = (line[:block.start()] + stamp + line[block.start():]) if block \
+                else line + stamp
+            self.lines[key] = line
+            self.write_ledger(t)
         else:
-            path = self.vault / item.path
-            path.write_text(path.read_text().replace("---\n", "---\nstatus: done\n", 1))
+            path = self.root / key
+            text = path.read_text(encoding="utf-8")
+            text = (text.replace("---\n", "---\nstatus: done\n", 1) if text.startswith("---\n")
+                    else f"---\nstatus: done\n---\n{text}")
+            self.write_note(key, text, t)
 
-    def find(self, text: str) -> Planted | None:
-        return next((i for i in self.items if i.key.lower() in text.lower()), None)
+    def identify(self, nudge: dict) -> str:
+        """The scenario's key for a nudge: its ledger id, else the note it is about."""
+        if nudge["id"] in self.by_key:
+            return nudge["id"]
+        for path in nudge.get("notes") or []:
+            if path in self.by_key:
+                return path
+        return nudge["id"]
 
 
-def replay(root: Path, oscillation: bool, items: list[Planted], front: dict) -> dict:
-    os.environ["VAULTMEM_NUDGE_OSCILLATION"] = "1" if oscillation else "0"
-    os.environ["VAULTMEM_QUIET_HOURS"] = QUIET
-    world = World(root, items, front)
-    emits = []
-    t = START
-    world.write_ledger()
-    cli("index", str(root), "--now", t.isoformat())
-    while t < START + timedelta(hours=HOURS):
-        if world.add_due(t):
-            cli("index", str(root), "--now", t.isoformat())
-        doc = cli("nudge", "--vault", str(root), "--now", t.isoformat())
+@dataclass
+class Emit:
+    t: datetime
+    item: str
+    useful: bool
+    quiet: bool
+    text: str = ""
+
+
+@dataclass
+class Run:
+    scenario: Scenario
+    emits: list[Emit]
+    silences: dict[str, int] = field(default_factory=dict)
+
+
+def replay(scenario: Scenario) -> Run:
+    """Run one scenario through the CLI in a fresh vault; the emits as the user saw them."""
+    embed.query_embedder = _shared_query_embedder
+    root = Path(tempfile.mkdtemp(prefix="vaultmem-sim-"))
+    env = {"VAULTMEM_QUIET_HOURS": scenario.quiet}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return _replay(scenario, root)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _replay(scenario: Scenario, root: Path) -> Run:
+    world = World(root, scenario)
+    vault = ("--vault", str(root))
+    first = True
+    for when in sorted({i.written for i in scenario.items if i.written < scenario.start}):
+        world.write_due(when)
+        cli("index", str(root), "--now", when.isoformat())
+        first = False
+    if first:
+        world.write_ledger(scenario.start)
+        cli("index", str(root), "--now", scenario.start.isoformat())
+    run = Run(scenario, [])
+    t = scenario.start
+    while t < scenario.end:
+        stamp = ("--now", t.isoformat())
+        if world.write_due(t):
+            cli("index", str(root), *stamp)
+        if t.time() == SALIENCE_AT:
+            cli("salience", *vault, *stamp)
+        context = scenario.context_at(t) if takes_context() else None
+        args = ("--context", context) if context else ()
+        doc = cli("nudge", *vault, *stamp, *args)
         if doc["nudge"]:
-            emits.append(answer(world, doc["nudge"], t))
+            run.emits.append(answer(world, doc["nudge"], t, vault))
+        else:
+            reason = (doc.get("silent_because") or "").split(":")[0]
+            run.silences[reason] = run.silences.get(reason, 0) + 1
         t += TICK
-    return score(world, emits)
+    return run
 
 
-def item_hours(world: World, item: Planted | None) -> str:
-    """The user's own preferred hours for the item (what they would accept)."""
-    if item is None:
-        return ""
-    found = re.search(r"nudge_hours:+\s*([0-9:,-]+)", item.text + world.front.get(item.key, ""))
-    return found.group(1) if found else "09-12,14-18"
+def answer(world: World, nudge: dict, t: datetime, vault: tuple[str, str]) -> Emit:
+    """The scripted user: accept inside one of the item's oracle windows, else dismiss."""
+    key = world.identify(nudge)
+    useful = any(w.item == key and w.holds(t) for w in world.scenario.oracle)
+    cli("feedback", nudge["id"], "accept" if useful else "dismiss", *vault,
+        "--now", t.isoformat())
+    item = world.by_key.get(key)
+    if useful and item is not None and item.done_on_accept:
+        world.complete(key, t)
+        cli("index", str(world.root), "--now", t.isoformat())
+    return Emit(t, key, useful, in_hours(world.scenario.quiet, t), nudge.get("text", ""))
 
 
-def answer(world: World, nudge: dict, t: datetime) -> dict:
-    item = world.find(nudge["text"])
-    hours = item_hours(world, item)
-    useful = bool(item) and in_hours(hours, t) and any(a <= t < b for a, b in item.windows)
-    verdict = "accept" if useful else "dismiss"
-    cli("feedback", nudge["id"], verdict, "--vault", str(world.vault), "--now", t.isoformat())
-    if useful and item.done_on_accept:
-        world.complete(item, t)
-        cli("index", str(world.vault), "--now", t.isoformat())
-    return {"t": t, "item": item.key if item else nudge["text"], "useful": useful,
-            "quiet": in_hours(QUIET, t)}
+# -- the naive baseline --------------------------------------------------------------------
+
+def baseline(scenario: Scenario) -> Run:
+    """Nudge each open dated ledger entry at 09:00 on its due day (one per tick: entries
+    due the same day follow at 09:15, 09:30, ...); the same scripted user answers."""
+    emits, taken = [], set()
+    for item in scenario.items:
+        found = DUE_RE.search(item.text) if item.ledger else None
+        if not found or not item.text.lstrip().startswith("- [ ]"):
+            continue
+        t = datetime.combine(date.fromisoformat(found.group(1)), BASELINE_AT)
+        while t in taken:
+            t += TICK
+        if not (scenario.start <= t < scenario.end) or item.written > t:
+            continue
+        taken.add(t)
+        useful = any(w.item == item.key and w.holds(t) for w in scenario.oracle)
+        emits.append(Emit(t, item.key, useful, in_hours(scenario.quiet, t)))
+    return Run(scenario, sorted(emits, key=lambda e: e.t))
 
 
-def score(world: World, emits: list[dict]) -> dict:
-    windows = [(item.key, a, b) for item in world.items for a, b in item.windows]
-    hits, delays = 0, []
-    for key, a, b in windows:
-        first = next((e["t"] for e in emits
-                      if e["item"] == key and e["useful"] and a <= e["t"] < b), None)
-        if first:
-            hits += 1
-            delays.append((first - a) / timedelta(hours=1))
-    useful = sum(e["useful"] for e in emits)
+# -- the metrics (SPEC 9) ----------------------------------------------------------------------
+
+def score(runs: list[Run]) -> dict:
+    """Pooled over `runs`: precision over emits, recall over oracle windows, entries
+    (items with a window) nudged usefully at least once, messages per day, quiet-hour
+    violations, mean hours from a window's start to its first useful nudge."""
+    emits = [e for r in runs for e in r.emits]
+    windows = [(r, w) for r in runs for w in r.scenario.oracle]
+    delays, hit_items, items = [], set(), set()
+    for run, w in windows:
+        items.add((run.scenario.id, w.item))
+        first = next((e.t for e in run.emits
+                      if e.item == w.item and e.useful and w.holds(e.t)), None)
+        if first is not None:
+            delays.append((first - w.start) / timedelta(hours=1))
+            hit_items.add((run.scenario.id, w.item))
+    days = sum(r.scenario.days for r in runs)
+    per_day: dict[tuple[str, date], int] = {}
+    for r in runs:
+        for e in r.emits:
+            per_day[(r.scenario.id, e.t.date())] = per_day.get((r.scenario.id, e.t.date()), 0) + 1
+    useful = sum(e.useful for e in emits)
     return {
-        "emits": len(emits), "useful": useful,
-        "precision": useful / len(emits) if emits else 0.0,
-        "recall": hits / len(windows), "windows": len(windows),
-        "accept_rate": useful / len(emits) if emits else 0.0,
-        "per_day": len(emits) / (HOURS / 24),
-        "max_per_day": max((sum(1 for e in emits if e["t"].date() == d)
-                            for d in {e["t"].date() for e in emits}), default=0),
-        "quiet_violations": sum(e["quiet"] for e in emits),
-        "ttu_hours": sum(delays) / len(delays) if delays else float("nan"),
-        "log": [f"{e['t']:%a %H:%M} {'useful ' if e['useful'] else 'not    '} {e['item']}"
-                for e in emits],
+        "emits": len(emits), "useful": useful, "windows": len(windows), "hit": len(delays),
+        "precision": useful / len(emits) if emits else float("nan"),
+        "recall": len(delays) / len(windows) if windows else float("nan"),
+        "entries": len(hit_items) / len(items) if items else float("nan"),
+        "items": len(items), "items_hit": len(hit_items),
+        "per_day": len(emits) / days if days else float("nan"),
+        "max_per_day": max(per_day.values(), default=0),
+        "quiet": sum(e.quiet for e in emits),
+        "ttu": sum(delays) / len(delays) if delays else float("nan"),
     }
 
 
-def run_policies(items_front, log: bool = False) -> dict[str, dict]:
-    rows = {}
-    for name, osc in (("full policy", True), ("no oscillation", False)):
-        root = Path(tempfile.mkdtemp(prefix="vaultmem-sim-"))
-        try:
-            rows[name] = replay(root, osc, *items_front)
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
-    return rows
+HEADER = ("| set | policy | messages | precision | window recall | entries nudged usefully | "
+          "msgs/day (max) | quiet-hour violations | mean time to useful (h) |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|---:|")
 
 
-HEADER = ("| policy | messages | precision | window recall | accept rate | msgs/day (max) | "
-          "quiet-hour violations | mean time to useful (h) |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---:|")
+def row(name: str, policy: str, s: dict) -> str:
+    return (f"| {name} | {policy} | {s['emits']} | {s['precision']:.2f} ({s['useful']}/"
+            f"{s['emits']}) | {s['recall']:.2f} ({s['hit']}/{s['windows']}) | "
+            f"{s['entries']:.2f} ({s['items_hit']}/{s['items']}) | {s['per_day']:.1f} "
+            f"({s['max_per_day']}) | {s['quiet']} | {s['ttu']:.1f} |")
 
+
+def report(label: str, runs: list[Run], base: list[Run], *, log: bool) -> None:
+    print(f"\n### {label}: {len(runs)} scenario(s)\n")
+    print(HEADER)
+    for r, b in zip(runs, base, strict=True):
+        print(row(r.scenario.id, "vaultmem", score([r])))
+        print(row(r.scenario.id, "baseline: 09:00 on the due day", score([b])))
+    if len(runs) > 1:
+        print(row("all", "vaultmem", score(runs)))
+        print(row("all", "baseline: 09:00 on the due day", score(base)))
+    if log:
+        for r in runs:
+            print_log(r)
+
+
+def print_log(run: Run) -> None:
+    s = run.scenario
+    print(f"\n{s.id}: every nudge (useful = inside one of the item's oracle windows)")
+    for e in run.emits:
+        print(f"  {e.t:%a %d %H:%M} {'useful ' if e.useful else 'not    '} {e.item}")
+    missed = [w for w in s.oracle if not any(
+        e.item == w.item and e.useful and w.holds(e.t) for e in run.emits)]
+    written = {i.key: i for i in s.items}
+    print(f"{s.id}: oracle windows missed")
+    for w in missed:
+        item = written.get(w.item)
+        ahead = ""
+        if item is not None and item.ledger and (due := DUE_RE.search(item.text)):
+            days = (date.fromisoformat(due.group(1)) - item.written.date()).days
+            ahead = f" (written {days} d before its date)"
+        print(f"  {w.start:%a %d %H:%M}-{w.end:%H:%M} {w.item}{ahead}")
+    print(f"{s.id}: silent ticks by reason: {run.silences}")
+
+
+# -- the planted and random scenarios (the earlier simulation, in the same format) ---------
+
+PLANTED_START = datetime(2026, 9, 7, 7, 0)  # a Monday
+WORK = "09-12,14-18"
+
+
+def at(day: int, hour: float) -> datetime:
+    return PLANTED_START.replace(hour=0) + timedelta(days=day, hours=hour)
+
+
+def planted() -> dict:
+    """Five dated commitments, a call with preferred hours, a soft intention, a daily
+    habit, low-value passing thoughts. A dated commitment's window runs from the day
+    before it is due until it is due, inside the item's preferred hours; the café
+    intention's from the day after it was noted; the habit's each morning."""
+    mon, tue, wed, thu = 0, 1, 2, 3
+    ledger = [
+        ("blog", at(mon, 8), "Send the blog draft to Ines 📅 2026-09-08 [[Blog draft]]",
+         [(at(mon, 12), at(tue, 17))], WORK),
+        ("bill", at(mon, 9.5), "Pay the electricity bill 📅 2026-09-09 [[Bills]]",
+         [(at(tue, 9), at(wed, 17))], WORK),
+        ("mum", at(mon, 12), "Call Mum about Sunday lunch 📅 2026-09-08 [[Mum]] "
+         "[nudge_hours:: 17-21]", [(at(mon, 17), at(tue, 21))], "17-21"),
+        ("permit", at(tue, 10), "Renew the parking permit 📅 2026-09-10 [[Car]]",
+         [(at(wed, 9), at(thu, 17))], WORK),
+        ("review", at(mon, 16), "Review Tomas's pull request 📅 2026-09-09 [[Work]]",
+         [(at(tue, 9), at(wed, 17))], WORK),
+    ]
+    notes = [
+        ("Try the new café.md", at(mon, 10), "type: idea\nnudge_hours: 14-18\n"
+         "nudge_importance: 0.5\n", "Try the new café on Keller Street: they open at 8 and "
+         "have a quiet upstairs room for working.", [(at(tue, 14), at(wed, 18))], "14-18", True),
+        ("Morning run.md", at(mon, 7.25), "type: plan\nnudge_hours: 07-09\n"
+         "nudge_importance: 0.7\nnudge_amplitude: 0.2\nnudge_period_days: 1\n",
+         "Run before work, 5 km easy.",
+         [(at(d, 7), at(d, 9)) for d in (mon, tue, wed)], "07-09", False),
+        ("Lamp colour.md", at(mon, 11), "type: insight\n",
+         "The hallway lamp looks warmer with the 2700 K bulb.", [], "", True),
+        ("Podcast episode.md", at(tue, 13), "type: insight\n",
+         "That podcast episode about fermentation was fun.", [], "", True),
+        ("Bookshelf idea.md", at(wed, 11), "type: idea\n",
+         "Maybe the bookshelf would look better on the other wall.", [], "", True),
+    ]
+    return shaped("planted", PLANTED_START, 3, ledger, notes)
+
+
+def shaped(name: str, start: datetime, days: int, ledger, notes) -> dict:
+    """A scenario document from (id, written, line, windows, hours) ledger rows and
+    (path, written, front matter, body, windows, hours, done) notes."""
+    people = [{"path": f"{n}.md", "written": (start - timedelta(days=30)).isoformat(),
+               "text": f"# {n}\n\nNotes about {n.lower()}.\n"}
+              for n in ("Blog draft", "Bills", "Mum", "Car", "Work")]
+    doc = {"id": name, "start": start.isoformat(), "days": days,
+           "quiet_hours": "22:00-07:00", "contexts": [], "oracle": [],
+           "ledger": [{"id": i, "written": w.isoformat(), "line": f"- [ ] {line} ^{i}"}
+                      for i, w, line, _, _ in ledger],
+           "notes": people + [
+               {"path": p, "written": w.isoformat(), "done_on_accept": done,
+                "text": f"---\n{front}created: {w.isoformat()}\n---\n# {p[:-3]}\n\n{body}\n"}
+               for p, w, front, body, _, _, done in notes]}
+    for key, spans, hours in [(i, s, h) for i, _, _, s, h in ledger] + \
+                             [(p, s, h) for p, _, _, _, s, h, _ in notes]:
+        doc["oracle"] += [{"item": key, "from": a.isoformat(), "to": b.isoformat(),
+                           "hours": hours} for a, b in spans]
+    return doc
+
+
+def random_scenario(seed: int) -> dict:
+    """A scenario of the planted shape with random times.
+
+    A dated commitment is worth a nudge from 36 h before 17:00 on its due date until
+    then (in working hours); a call from the evening before it is due (17-21); the
+    intention from the day after it was noted; the habit every morning after day 0.
+    """
+    rng = random.Random(seed)
+    ledger = []
+    for n in range(4):
+        created = at(rng.choice((0, 0, 1)), rng.choice(range(8, 20)) + rng.choice((0, .25, .5)))
+        due_day = created.date() + timedelta(days=rng.choice((1, 2, 2, 3)))
+        deadline = datetime.combine(due_day, time(17))
+        ledger.append((f"task-{n}", created, f"Task number {n} 📅 {due_day} [[Work]]",
+                       [(deadline - timedelta(hours=36), deadline)], WORK))
+    call_day = rng.choice((1, 2))
+    ledger.append(("dad", at(0, rng.choice(range(8, 13))),
+                   f"Call Dad 📅 {(PLANTED_START + timedelta(days=call_day)).date()} [[Mum]] "
+                   "[nudge_hours:: 17-21]", [(at(call_day - 1, 17), at(call_day, 21))],
+                   "17-21"))
+    notes = [("Visit the market.md", at(0, rng.choice(range(9, 20))),
+              "type: idea\nnudge_hours: 14-18\nnudge_importance: 0.5\n",
+              "Visit the Saturday market.", [(at(1, 14), at(3, 18))], "14-18", True),
+             ("Stretching.md", at(0, 6.5), "type: plan\nnudge_hours: 07-09\n"
+              "nudge_importance: 0.7\nnudge_amplitude: 0.2\nnudge_period_days: 1\n",
+              "Ten minutes of stretching.",
+              [(at(d, 7), at(d, 9)) for d in (1, 2)], "07-09", False)]
+    notes += [(f"Passing thought {n}.md", at(rng.choice((0, 1, 2)), rng.choice(range(8, 21))),
+               "type: insight\n", "Something I noticed today.", [], "", True) for n in range(3)]
+    return shaped(f"random-{seed}", PLANTED_START, 3, ledger, notes)
+
+
+# -- main ------------------------------------------------------------------------------------
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--log", action="store_true", help="print every nudge")
+    ap.add_argument("paths", nargs="*", type=Path,
+                    help=f"scenario files or folders (default: {DEFAULT_DIR})")
+    ap.add_argument("--planted", action="store_true", help="also the planted 72-hour scenario")
     ap.add_argument("--random", type=int, default=0, metavar="N",
-                    help="also replay N random scenarios of the same shape")
+                    help="also N random scenarios of the planted shape")
+    ap.add_argument("--log", action="store_true", help="print every nudge and every miss")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="replay N scenarios at once (separate processes)")
     args = ap.parse_args()
-    rows = run_policies((scenario(), NOTE_FRONT))
-    print(f"## Nudge simulation: {HOURS} h, {len(scenario())} planted items, "
-          f"{rows['full policy']['windows']} oracle windows, a tick every 15 min\n")
-    print(HEADER)
-    for name, r in rows.items():
-        print(f"| {name} | {r['emits']} | {r['precision']:.2f} | {r['recall']:.2f} | "
-              f"{r['accept_rate']:.2f} | {r['per_day']:.1f} ({r['max_per_day']}) | "
-              f"{r['quiet_violations']} | {r['ttu_hours']:.1f} |")
-    if args.log:
-        for name, r in rows.items():
-            print(f"\n{name}:\n  " + "\n  ".join(r["log"]))
+    groups: dict[str, list[Scenario]] = {}
+    paths = args.paths or ([] if (args.planted or args.random) else [DEFAULT_DIR])
+    for s in load(paths):
+        groups.setdefault(s.label, []).append(s)
+    if args.planted:
+        groups["planted (tuned on)"] = [parse_scenario(planted())]
     if args.random:
-        report_random(args.random)
-
-
-def span(rows: list[dict], key: str, fmt: str = "{:.2f}") -> str:
-    vals = [r[key] for r in rows if r[key] == r[key]]  # NaN-free
-    if not vals:
-        return "-"
-    mean, low, high = sum(vals) / len(vals), min(vals), max(vals)
-    return f"{fmt.format(mean)} ({fmt.format(low)}-{fmt.format(high)})"
-
-
-def report_random(n: int) -> None:
-    runs = [run_policies(random_scenario(seed)) for seed in range(n)]
-    print(f"\n### {n} random scenarios of the same shape (seeds 0..{n - 1}; mean, min-max)\n")
-    print(HEADER)
-    for name in runs[0]:
-        rs = [r[name] for r in runs]
-        print(f"| {name} | {span(rs, 'emits', '{:.1f}')} | {span(rs, 'precision')} | "
-              f"{span(rs, 'recall')} | {span(rs, 'accept_rate')} | {span(rs, 'per_day', '{:.1f}')} "
-              f"({max(r['max_per_day'] for r in rs)}) | "
-              f"{sum(r['quiet_violations'] for r in rs)} | {span(rs, 'ttu_hours', '{:.1f}')} |")
+        groups[f"random, seeds 0..{args.random - 1} (tuned on)"] = [
+            parse_scenario(random_scenario(seed)) for seed in range(args.random)]
+    if not groups:
+        raise SystemExit("no scenarios: name scenario files or folders")
+    print("## Nudge simulation: `vaultmem nudge` every 15 minutes, a scripted user")
+    takes_context()
+    for label, scenarios in groups.items():
+        if args.jobs > 1:
+            with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+                runs = pool.map(replay, scenarios)
+        else:
+            runs = [replay(s) for s in scenarios]
+        report(label, runs, [baseline(s) for s in scenarios], log=args.log)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,11 @@ non-string keys, dates in many forms, BOM, CRLF and CR files, non-UTF-8 bytes,
 UTF-16, binary files named .md, empty files, a big note under the size limit and
 one over it, thousands of files in one folder, 30-level nesting, names with
 spaces, emoji, right-to-left text, newlines, symlink loops, symlinks and `../`
-links pointing outside the vault. `--fifo` adds a named pipe called `pipe.md`
-(reading it blocks forever): kept apart because it can hang an index run.
+links pointing outside the vault, and parser bombs: 250 KB of `[` (which took 48 s to
+read), brackets closed at the very end, backticks, unclosed `<!--` and `%%`, emphasis
+markers, table pipes, lists nested 40 deep and more than the parser's limit.
+`--fifo` adds a named pipe called `pipe.md` (reading it blocks forever): kept apart
+because it can hang an index run.
 
 Full mode: a 20 MB note and 10,000 files in one folder; short mode (tests): a
 3 MB note (under the default max_file_bytes of 5 MB), a 6 MB one (over it) and
@@ -200,6 +203,26 @@ def escapes(v: Vault, fifo: bool) -> None:
         v.bad["pipe.md"] = {"expect": "not a regular file", "why": "a named pipe blocks readers"}
 
 
+def parser_bombs(v: Vault, short: bool) -> None:
+    """Notes made of what once made a reader super-linear, or slow by a large constant.
+    Each must index as an ordinary note, in seconds (tests/test_growth.py keeps every
+    reader linear; this keeps the whole run honest at full size)."""
+    size = 100_000 if short else 250_000
+    v.write("bombs/brackets.md", "[" * 250_000)  # the probe's bracket bomb, at full size
+    v.write("bombs/brackets closed.md", "[" * size + "](x.md)")
+    v.write("bombs/images.md", "![" * (size // 2))
+    v.write("bombs/backticks.md", "`" * size + "\n\n" + "```\n" * (size // 4))
+    v.write("bombs/comments.md", "<!--" * (size // 4) + "\n\n" + "%% x " * (size // 5))
+    v.write("bombs/emphasis.md", "**a " * (size // 4) + "\n\n" + "*a _b ==c ~~d " * (size // 14))
+    v.write("bombs/tables.md", "| a |\n" * (size // 6) + "\n" + "|" * size)
+    v.write("bombs/fields.md", "- [ ] task " + "[a:: " * (size // 5))
+    v.write("bombs/deep list.md", "".join("  " * (i % 40) + "- item\n"
+                                          for i in range(size // 60)))
+    v.write("bombs/too deep list.md", "".join("  " * i + "- item\n" for i in range(80)),
+            bad="nested more than", why="a list 80 deep, past markdown-it's nesting limit",
+            good=True)
+
+
 def ledger(v: Vault) -> None:
     lines = ["# Ledger", "",
              "- [ ] Pay the plumber 📅 2026-08-15 [[note with spaces]] ^pay",
@@ -218,6 +241,7 @@ def make(root: Path, short: bool, fifo: bool = False) -> dict:
         build(v)
     sizes(v, rng, short)
     shapes(v, rng, short)
+    parser_bombs(v, short)
     escapes(v, fifo)
     ledger(v)
     manifest = v.manifest()

@@ -144,3 +144,13 @@ def make_vault(tmp_path: Path, request) -> Callable[..., Vault]:
     yield make
     for vault in made:
         vault.close()
+
+
+@pytest.fixture(autouse=True)
+def _never_launch(monkeypatch):
+    """No test opens a program (Obsidian, an editor): `opener.launch` fails if reached;
+    a test of `--open` replaces it with a recorder."""
+    def refuse(argv, wait):
+        raise AssertionError(f"a test tried to launch {argv}")
+
+    monkeypatch.setattr("vaultmem.opener.launch", refuse)

@@ -16,6 +16,7 @@ import vaultmem
 from vaultmem import Vault
 from vaultmem.api import find_root
 from vaultmem.errors import NoIndexError, NotFoundError, UsageError, VaultmemError
+from vaultmem.schema import SCHEMA
 
 from .conftest import FakeEmbedder, write_files
 
@@ -91,7 +92,7 @@ def test_index_returns_its_report(root):
     with Vault.open(root, create=True, embedder=FakeEmbedder()) as v:
         report = v.index(now=NOW)
         doc = report.as_dict()
-        assert (doc["schema"], doc["new"], report.new) == (1, 5, 5)
+        assert (doc["schema"], doc["new"], report.new) == (SCHEMA, 5, 5)
         assert v.index(now=NOW).as_dict()["unchanged"] == 5
 
 
@@ -108,7 +109,7 @@ def test_query_ranks_and_logs_mentions_unless_told_not_to(vault):
 
     result = vault.query("plumber invoice boiler", now=NOW, limit=3)
     doc = result.as_dict()
-    assert doc["schema"] == 1 and doc["results"][0]["path"] == "Plumber.md"
+    assert doc["schema"] == SCHEMA and doc["results"][0]["path"] == "Plumber.md"
     assert [r["rank"] for r in doc["results"]] == [1, 2, 3]
     logged = retrieved()
     assert logged == 3
@@ -181,20 +182,23 @@ def test_get_by_path_or_by_name(vault, root):
         vault.get("Nowhere")
 
 
-def test_add_commitment_appends_one_line_and_the_next_index_reads_it(vault, root):
+def test_add_commitment_appends_one_line_and_the_store_holds_it_at_once(vault, root):
+    """Fails before `add_commitment` indexed what it wrote: the next `ledger()` lacked it."""
     before = (root / "Ledger.md").read_bytes()
     added = vault.add_commitment("Order the worktop", due=date(2026, 8, 20),
-                                 links=["Kitchen"], project="house")
+                                 links=["Kitchen"], project="house", now=NOW)
     doc = added.as_dict()
-    assert doc == {"schema": 1, "id": "c-order-worktop", "ledger": "Ledger.md", "line": 6,
-                   "text": "- [ ] Order the worktop 📅 2026-08-20 [[Kitchen]] "
-                           "[project:: house] ^c-order-worktop"}
+    assert doc == {"schema": SCHEMA, "id": "c-order-worktop", "ledger": "Ledger.md", "line": 6,
+                   "text": "- [ ] Order the worktop [[Kitchen]] [project:: house] "
+                           "📅 2026-08-20 ^c-order-worktop",
+                   "due": "2026-08-20", "start": None, "scheduled": None, "unresolved": [],
+                   "indexed": True}
     after = (root / "Ledger.md").read_bytes()
     assert after == before + doc["text"].encode() + b"\n"
-    vault.index(now=NOW)
-    entry = vault.ledger().as_dict()["results"][-1]
-    assert (entry["id"], entry["due"], entry["notes"], entry["project"]) == (
+    entry = vault.ledger().results[-1]
+    assert (entry.id, entry.due, entry.notes, entry.project) == (
         "c-order-worktop", "2026-08-20", ["Kitchen.md"], "house")
+    assert vault.history("c-order-worktop").revisions[0]["kind"] == "created"
 
 
 def test_add_commitment_never_reuses_an_id(vault):
@@ -213,14 +217,16 @@ def test_add_commitment_keeps_crlf_and_creates_a_missing_ledger(root):
     (root / "Ledger.md").unlink()
     with Vault.open(root, create=True, embedder=FakeEmbedder()) as v:
         assert v.add_commitment("Book the van").line == 3
-    assert (root / "Ledger.md").read_text() == "# Ledger\n\n- [ ] Book the van ^c-book-van\n"
+    # c-book-van is the removed entry's, and history is never merged: a new id
+    assert (root / "Ledger.md").read_text() == "# Ledger\n\n- [ ] Book the van ^c-book-van-2\n"
 
 
 @pytest.mark.parametrize("text, options, message", [
     ("", {}, "empty"),
-    ("Pay", {"when": "the [[quote]] comes"}, "--when"),
-    ("Pay", {"links": ["a]]b"]}, "--link"),
-    ("Pay", {"project": "a]b"}, "--project"),
+    ("Pay", {"when": "the [[quote]] comes"}, "`when`"),
+    ("Pay", {"links": ["a]]b"]}, "`links`"),
+    ("Pay", {"project": "a]b"}, "`project`"),
+    ("Pay", {"due": "someday"}, "`due` 'someday' is not a date"),
     ("#house", {}, "would not read back"),
 ])
 def test_add_commitment_refuses_what_would_not_read_back(vault, root, text, options, message):
@@ -252,7 +258,7 @@ def test_add_commitment_refuses_when_the_ledger_changes_meanwhile(vault, root, m
 def test_nudge_and_feedback(vault):
     result = vault.nudge(now=datetime(2026, 8, 15, 10, 0))
     doc = result.as_dict()
-    assert doc["schema"] == 1 and set(doc) >= {"nudge", "silent_because", "candidates"}
+    assert doc["schema"] == SCHEMA and set(doc) >= {"nudge", "silent_because", "candidates"}
     if result.nudge is None:
         with pytest.raises(NotFoundError, match="no nudge was ever shown"):
             vault.feedback("c-pay-plumber-invoice", "accept")
@@ -265,4 +271,4 @@ def test_nudge_and_feedback(vault):
 
 def test_status_is_versioned(vault):
     doc = vault.status().as_dict()
-    assert doc["schema"] == 1 and doc["counts"]["notes"] == 5
+    assert doc["schema"] == SCHEMA and doc["counts"]["notes"] == 5

@@ -11,6 +11,7 @@ import pytest
 
 from vaultmem import Vault, migrations
 from vaultmem.errors import NotFoundError, UsageError, VaultmemError
+from vaultmem.schema import SCHEMA
 
 from .conftest import FakeEmbedder, write_files
 
@@ -155,10 +156,10 @@ def test_an_older_store_reparses_once_to_fill_the_table(root):
 
 def test_suggestions_offer_the_ledger_line_with_confidence_and_why(vault):
     doc = vault.suggestions().as_dict()
-    assert (doc["schema"], doc["threshold"], doc["in_ledger"]) == (1, 0.5, 0)
+    assert (doc["schema"], doc["threshold"], doc["in_ledger"]) == (SCHEMA, 0.5, 0)
     first = doc["results"][0]
-    assert first["proposed"] == ("- [ ] Send Ana the slides 📅 2026-03-06 [[2026-03-02]] "
-                                 "[[Ana]] ^c-send-ana-slides")
+    assert first["proposed"] == ("- [ ] Send Ana the slides [[2026-03-02]] [[Ana]] "
+                                 "📅 2026-03-06 ^c-send-ana-slides")
     assert (first["confidence"], first["why"]) == (
         0.95, ["“Promised Ana I'd”", "“Friday” read as 2026-03-06"])
     assert doc["results"][1]["proposed"] == (
@@ -175,15 +176,15 @@ def test_suggest_changes_nothing_on_disk_and_accept_appends_one_line(vault, root
     vault.index(now=datetime(2026, 3, 3, 9))
     assert snapshot(root) == before  # zero writes to the vault without accept
     decision = vault.accept("f-send-ana-slides").as_dict()
-    assert decision == {"schema": 1, "results": [{
+    assert decision == {"schema": SCHEMA, "results": [{
         "id": "f-send-ana-slides", "status": "accepted", "entry": "c-send-ana-slides",
         "ledger": "Ledger.md", "line": 3,
-        "text": "- [ ] Send Ana the slides 📅 2026-03-06 [[2026-03-02]] [[Ana]] "
-                "^c-send-ana-slides"}]}
+        "text": "- [ ] Send Ana the slides [[2026-03-02]] [[Ana]] 📅 2026-03-06 "
+                "^c-send-ana-slides"}], "indexed": True}
     after = snapshot(root)
     assert set(after) - set(before) == {"Ledger.md"}
     assert after["Ledger.md"][0].decode() == (
-        "# Ledger\n\n- [ ] Send Ana the slides 📅 2026-03-06 [[2026-03-02]] [[Ana]] "
+        "# Ledger\n\n- [ ] Send Ana the slides [[2026-03-02]] [[Ana]] 📅 2026-03-06 "
         "^c-send-ana-slides\n")
     assert {k: v for k, v in after.items() if k != "Ledger.md"} == before
 
@@ -195,10 +196,9 @@ def test_accepted_and_rejected_candidates_are_kept_and_never_offered_again(vault
     assert [(r[0], r[5]) for r in rows(vault)] == [
         ("f-send-ana-slides", "accepted"), ("f-renew-passport", "open"),
         ("f-book-dentist", "rejected")]
-    assert "Email Ana the workshop slides 📅 2026-03-06" in (
+    assert "Email Ana the workshop slides [[2026-03-02]] [[Ana]] 📅 2026-03-06" in (
         vault.settings.vault / "Ledger.md").read_text()
-    vault.index(now=datetime(2026, 3, 3, 9))  # the accepted line is now an entry
-    entry = vault.ledger().as_dict()["results"][0]
+    entry = vault.ledger().as_dict()["results"][0]  # accepting brought the store in step
     assert (entry["id"], entry["due"], entry["notes"]) == (
         "c-email-ana-workshop-slides", "2026-03-06", ["daily/2026-03-02.md", "Ana.md"])
     assert [op for op, _, _ in ops(vault)][-2:] == ["candidate-accepted", "candidate-rejected"]
@@ -207,7 +207,7 @@ def test_accepted_and_rejected_candidates_are_kept_and_never_offered_again(vault
         vault.accept("f-send-ana-slides")
     with pytest.raises(NotFoundError, match="no candidate 'f-nope'"):
         vault.reject("f-nope")
-    with pytest.raises(UsageError, match="--edit is empty"):
+    with pytest.raises(UsageError, match="`edit` is empty"):
         vault.accept("f-renew-passport", edit="  ")
 
 
@@ -254,9 +254,9 @@ def test_a_period_is_proposed_as_a_window_that_fires_from_its_first_day(root):
         v.index(now=datetime(2026, 3, 4, 9))
         found = next(s for s in v.suggestions().results if s.id == "f-clear-gutter")
         assert (found.start, found.due) == ("2026-03-09", "2026-03-13")
-        assert found.proposed == ("- [ ] Clear the Gutter 🛫 2026-03-09 📅 2026-03-13 "
-                                  "[[2026-03-04]] [[Gutter]] ^c-clear-gutter")
-        line = v.accept("f-clear-gutter").text
+        assert found.proposed == ("- [ ] Clear the Gutter [[2026-03-04]] [[Gutter]] "
+                                  "🛫 2026-03-09 📅 2026-03-13 ^c-clear-gutter")
+        line = v.accept("f-clear-gutter").results[0].text
         assert line == found.proposed
         v.index(now=datetime(2026, 3, 4, 10))
         entry = next(e for e in v.ledger().as_dict()["results"] if e["id"] == "c-clear-gutter")

@@ -8,6 +8,7 @@ from datetime import datetime
 import pytest
 
 from vaultmem import api, commitments
+from vaultmem.schema import SCHEMA
 
 from .conftest import write_files
 
@@ -352,7 +353,7 @@ def test_the_due_set_is_grouped_overdue_today_triggered_open_upcoming(vault):
         ("open", "c-renew-passport", "window open since 2026-08-12, due 2026-08-30"),
         ("upcoming", "c-book-ferry", "due in 4 days (2026-08-19)"),
     ]
-    assert doc["horizon"] == 7 and doc["schema"] == 1
+    assert doc["horizon"] == 7 and doc["schema"] == SCHEMA
     assert doc["results"][0]["notes"] == ["Gutter.md"]
     later = vault.due_result(15, horizon=10).as_dict()["results"]
     assert [r["id"] for r in later if r["group"] == "upcoming"] == [

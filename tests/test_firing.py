@@ -287,11 +287,11 @@ def test_the_terminal_shows_a_strip_naming_each_commitment_and_why(capsys, monke
     monkeypatch.setattr(render, "_out_console", None)
     render.query_result(lane_result(), as_json=False)
     out = capsys.readouterr().out
-    strip = out[: out.index("┏")]
+    strip, results = out.split("\n\n", 1)  # a blank line ends the strip
     assert "↑ c-valve Replace the valve — fires on the query: trigger matched by meaning " \
            "(cosine 0.41)" in strip
     assert "↑ c-pay Pay the plumber — in the background: due today (2026-08-15)" in strip
-    assert "↑c-valve" in out[out.index("┏"):]  # the row names its commitment
+    assert "↑c-valve" in results  # the result names its commitment
 
 
 def test_views_follow_the_ledger_and_the_notes_it_links(make_vault, tmp_path):

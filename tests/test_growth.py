@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import time
+from datetime import date
 
 import pytest
 
@@ -88,3 +89,100 @@ def test_identity_matching_compares_a_near_linear_number_of_pairs(monkeypatch):
     small = _compared_pairs(monkeypatch, 500)
     large = _compared_pairs(monkeypatch, FACTOR * 500)
     assert large / small < BOUND, f"{FACTOR}x the entries, {large / small:.1f}x the pairs"
+
+
+# -- every reader of a note, on adversarial input ----------------------------------------
+#
+# Repeated units that made a reader of a note super-linear (snippet: an unclosed `<!--`
+# or `**` searched to the end from each opener, a `\s*` ran across every line break of
+# "```" lines; Form: the same for `<!--`), and their kin: brackets, backticks, `%%`,
+# `<!--`, `|`, nested lists and quotes.
+ADVERSARIAL = ["[", "[[", "![", "[a", "[x](", "](", "`", "``a", "%%", "%% x ", "<!--",
+               "<!-- a ", "|", "| a |\n", "|\n", "*", "**", "**a ", "*a ", "_", "==", "~~",
+               "- ", "> ", "```\n", "~~~\n", "\n", " \n", "-\n", "#", "#a ", "&#91;", "<a ",
+               "[a:: ", "a [\n", "  - x\n"]
+
+
+def _readers():
+    from vaultmem import form, parse, snippet, syntax
+
+    day = date(2026, 8, 15)
+    return {
+        "outline": parse.outline,
+        "snippet": lambda text: snippet.snippet(text, "x a"),
+        "form": lambda text: form.extract(text, day),
+        "task line": lambda text: parse_ledger_line("- [ ] " + text),
+        "tags": lambda text: syntax.strip_tags(text),
+    }
+
+
+def parse_ledger_line(line: str):
+    from vaultmem.ledger import parse_task_line
+
+    return parse_task_line(line)
+
+
+@pytest.mark.parametrize("reader", ["outline", "snippet", "form", "task line", "tags"])
+@pytest.mark.parametrize("unit", ADVERSARIAL)
+def test_every_reader_of_a_note_is_linear_on_adversarial_input(reader, unit):
+    """Before the fix: snippet grew 60x for `<!--`, `**a` and `*a`, 670x for "```" lines;
+    Form 44x for `<!--`."""
+    read = _readers()[reader]
+    n = max(1, 3_000 // len(unit))
+    ratio = growth(read, lambda k: "x " + unit * k, n, repeat=2)
+    assert ratio < BOUND, f"{reader} {unit!r}: {FACTOR}x the text took {ratio:.1f}x the time"
+
+
+def test_a_deeply_nested_list_parses_in_linear_time():
+    def nested(k: int) -> str:
+        return "".join("  " * (i % 60) + "- item\n" for i in range(k))
+
+    ratio = growth(parse_note_text, nested, 300, repeat=2)
+    assert ratio < BOUND, f"{FACTOR}x the lines took {ratio:.1f}x the time"
+
+
+def parse_note_text(text: str):
+    return parse_note(text, "x.md")
+
+
+def test_snippet_window_is_linear_in_the_matches():
+    """The densest window was found by looking, from each match, at every later one."""
+    from vaultmem.snippet import snippet
+
+    ratio = growth(lambda text: snippet(text, "valve plumber"),
+                   lambda k: "the valve and the plumber " * k, 400, repeat=2)
+    assert ratio < BOUND, f"{FACTOR}x the matches took {ratio:.1f}x the time"
+
+
+def _label_steps(text: str) -> int:
+    """How many tokens markdown-it skips while looking for link labels' ends in `text`
+    (counted, not timed: each is one pass over every inline rule)."""
+    from markdown_it.parser_inline import ParserInline
+
+    from vaultmem import parse
+
+    calls = [0]
+    real = ParserInline.skipToken
+
+    def counted(self, state):
+        calls[0] += 1
+        return real(self, state)
+
+    ParserInline.skipToken = counted
+    try:
+        parse.outline(text)
+    finally:
+        ParserInline.skipToken = real
+    return calls[0]
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: "[" * n, lambda n: "[" * n + "]", lambda n: "[" * n + "](x.md)",
+    lambda n: "![" * n, lambda n: "[" * n + "]" * n, lambda n: "[x]: y.md\n\n" + "[" * n + "]",
+    lambda n: "[a [b [c](d) e](f) g](h.md) " * n,
+], ids=["[", "[ ]", "[ ](x)", "![", "balanced", "with a reference", "nested links"])
+def test_a_bracket_costs_a_few_steps_whatever_the_line(make):
+    """The bracket bomb: 250 KB of '[' took 48 s to read, each '[' costing about 100
+    nested label searches (markdown-it's nesting limit) — linear, but minutes."""
+    steps = _label_steps(make(4_000))
+    assert steps <= 12 * 4_000, f"{steps / 4_000:.0f} steps per bracket"

@@ -79,7 +79,7 @@ def test_index_and_status_say_the_vault_is_multilingual(make_vault, fake_model):
 
 
 def test_a_store_made_before_notes_had_a_language_fills_it_without_reparsing(make_vault):
-    """As after migration m012: no language stored, and (a migration was applied) no
+    """As after migration m013: no language stored, and (a migration was applied) no
     settled record of the last run."""
     vault = make_vault(FILES, index_at=NOW)
     with vault.store.atomic():

@@ -58,18 +58,42 @@ def test_tools_are_listed_for_an_agent(root):
         return (await client.list_tools()).tools
 
     tools = {t.name: t for t in session(root, calls)}
-    assert set(tools) == set(TOOLS) == {"search", "get_note", "due", "ledger",
-                                        "ledger_history", "add_commitment", "status"}
+    assert set(tools) == set(TOOLS) == {"search", "get_note", "related", "due", "ledger",
+                                        "ledger_history", "add_commitment",
+                                        "complete_commitment", "cancel_commitment",
+                                        "reschedule_commitment", "status", "nudge"}
     for tool in tools.values():
         assert len(tool.description) > 200 and "document" in tool.description, tool.name
         for name, prop in tool.input_schema.get("properties", {}).items():
             assert prop.get("description"), (tool.name, name)
     search = tools["search"].input_schema["properties"]
-    assert set(search) == {"text", "limit", "prefix", "weight", "no_prospective", "floor",
-                           "include_closed", "explain", "mode", "now", "log"}
+    assert set(search) == {"text", "limit", "folders", "not_folders", "tags", "not_tags",
+                           "where", "changed_since", "changed_before", "include_ledger",
+                           "weight", "no_prospective", "floor", "include_closed", "explain",
+                           "mode", "now", "log"}
     assert tools["search"].annotations.read_only_hint is True
     assert tools["add_commitment"].annotations.read_only_hint is False
+    assert tools["complete_commitment"].annotations.destructive_hint is True
+    assert set(tools["reschedule_commitment"].input_schema["required"]) == {"id", "due"}
     assert set(tools["due"].input_schema["properties"]) == {"context", "now", "horizon"}
+    assert set(tools["nudge"].input_schema["properties"]) == {"context", "now"}
+    assert tools["nudge"].annotations.read_only_hint is False
+
+
+def test_nudge_takes_the_last_search_as_its_context(root):
+    """An agent's last search is the user's situation: a trigger it matches may nudge."""
+    async def calls(client):
+        plain = doc(await client.call_tool("nudge", {"now": "2026-08-15T10:30",
+                                                     "context": "reading a book"}))
+        await client.call_tool("search", {"text": "the guests are coming this weekend",
+                                          "log": False})
+        cued = doc(await client.call_tool("nudge", {"now": "2026-08-15T10:45"}))
+        return plain, cued
+
+    plain, cued = session(root, calls)
+    assert plain["nudge"]["id"] != "c-valve"
+    assert "c-valve" not in [c["id"] for c in plain["candidates"] if c["terms"]["cue"]]
+    assert cued["nudge"]["id"] == "c-valve" and cued["nudge"]["terms"]["cue"] > 0
 
 
 def test_search_answers_the_query_document(root):
@@ -99,6 +123,8 @@ def test_every_tool_answers_its_command_document(root):
             "due": doc(await client.call_tool("due", {"now": NOW, "horizon": 3,
                                                       "context": "the vendor quote"})),
             "note": doc(await client.call_tool("get_note", {"path": "Home"})),
+            "related": doc(await client.call_tool("related", {"note": "Bathroom", "now": NOW,
+                                                              "depth": 1, "limit": 5})),
             "status": doc(await client.call_tool("status", {})),
         }
 
@@ -111,6 +137,8 @@ def test_every_tool_answers_its_command_document(root):
         assert got["due"] == v.due(now=datetime(2026, 8, 15), horizon=3,
                                    context="the vendor quote").as_dict()
         assert got["note"] == v.get("Home").as_dict()
+        assert got["related"] == v.related("Bathroom", now=datetime(2026, 8, 15), depth=1,
+                                           limit=5).as_dict()
         assert got["status"]["counts"] == v.status().as_dict()["counts"]
 
 
@@ -119,13 +147,16 @@ def test_every_tool_answers_its_command_document(root):
                                           "greater than or equal to 1"),
     ("search", {"text": "x", "in": "projects"}, "unknown argument(s) 'in' for search"),
     ("search", {"text": "  "}, "the query is empty"),
-    ("search", {"text": "x", "now": "someday"}, "now 'someday' is not an ISO date"),
+    ("search", {"text": "x", "now": "someday"}, "`now` 'someday' is not an ISO date"),
     ("search", {"text": "x", "mode": "fuzzy"}, "bad arguments for search: mode:"),
     ("get_note", {"path": "Nowhere"}, "no note 'Nowhere' in the index"),
-    ("ledger_history", {"id": "c-nothing"}, "no ledger entry 'c-nothing'"),
+    ("ledger_history", {"id": "c-nothing"}, "no ledger entry 'c-nothing': the `ledger` tool "
+                                            "with include_closed lists every id"),
     ("due", {"horizon": -1}, "bad arguments for due: horizon:"),
-    ("add_commitment", {"text": "Pay", "due": "soon"}, "due 'soon' is not a date"),
-    ("add_commitment", {"text": "Pay", "links": ["a]]b"]}, "--link"),
+    ("add_commitment", {"text": "Pay", "due": "soon"}, "`due` 'soon' is not a date"),
+    ("add_commitment", {"text": "Pay", "links": ["a]]b"]}, "`links` 'a]]b'"),
+    ("complete_commitment", {"id": "c-nothing"}, "no commitment 'c-nothing'"),
+    ("reschedule_commitment", {"id": "c-valve", "due": "someday"}, "`due` 'someday'"),
     ("no_such_tool", {}, "Unknown tool: no_such_tool"),
 ])
 def test_errors_are_one_line_tool_errors(root, tool, args, message):
@@ -179,7 +210,8 @@ def test_add_commitment_is_indexed_before_the_next_answer(root):
 
     added, ledger = session(root, calls)
     assert added["id"] == "c-order-worktop" and added["ledger"] == "Ledger.md"
-    assert added["text"].endswith("[[Kitchen renovation]] [project:: house] ^c-order-worktop")
+    assert added["text"].endswith("[[Kitchen renovation]] [project:: house] 📅 2026-08-20 "
+                                  "^c-order-worktop")
     entry = next(e for e in ledger["results"] if e["id"] == "c-order-worktop")
     assert entry["due"] == "2026-08-20"
     assert entry["notes"] == ["projects/Kitchen renovation.md"]

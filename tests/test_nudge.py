@@ -1,9 +1,12 @@
-"""Nudges (SPEC 8): the value function with hand-computed numbers, the Schmitt trigger,
-then whole ticks through the store: quiet hours, one message per tick, the daily
-cap, persisted arming state, feedback and per-item parameter overrides."""
+"""Nudges (SPEC 8): the value function with hand-computed numbers (the item's own clock,
+the lead ramp, the 🛫 ramp, the overdue floor, settled preferred hours, fatigue), the
+Schmitt trigger and its windows, then whole ticks through the store: quiet hours, one
+message per tick, the daily cap and what it keeps for commitments, arming state,
+feedback, cues, and per-item parameter overrides."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 from datetime import date, datetime, timedelta
@@ -19,17 +22,23 @@ from vaultmem.nudge import (
     Params,
     envelope,
     fatigue,
+    hours_boost,
     in_hours,
+    lead_days,
     load_items,
     record_feedback,
     schmitt,
     terms,
+    tick,
     urgency,
+    window_start,
 )
+from vaultmem.schema import SCHEMA
 
 T = datetime(2026, 8, 10, 10, 0)
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
+MINUTE = timedelta(minutes=1)
 
 
 # -- envelope: D(τ) = e^(−τ/decay) · max(0, 1 + A·sin(2πτ/period + φ)) ---------------------
@@ -64,44 +73,73 @@ def test_envelope_is_floored_at_zero_when_the_wave_dips_below_minus_one():
 def test_envelope_without_oscillation_is_pure_decay():
     for tau in (0.0, 1.0, 3.0, 7.5):
         assert envelope(WAVE, tau, oscillation=False) == pytest.approx(math.exp(-tau / 10))
-    assert envelope(replace(WAVE, amplitude=2.0), 3.0, oscillation=False) == \
-        pytest.approx(math.exp(-0.3))
 
 
-# -- urgency: 0 before the ramp, linear to the peak at the deadline, fades after -----------
+def test_the_default_wave_starts_in_a_trough_and_commitments_never_decay():
+    undated = KIND_DEFAULTS["undated"]  # A = 0.5, period 2 days, φ = −π/2
+    assert envelope(undated, 0.0) == pytest.approx(0.5)   # just written: quiet
+    assert envelope(undated, 1.0) == pytest.approx(1.5)   # the crest, a day later
+    assert envelope(undated, 2.0) == pytest.approx(0.5)
+    assert envelope(undated, 41.0) == pytest.approx(1.5)  # weeks later: the same crest
+    assert envelope(KIND_DEFAULTS["dated"], 365.0) == 1.0
 
-RAMP = Params(urgency=0.8, ramp_days=2.0, fade_days=1.0)
-DEADLINE = datetime(2026, 8, 15, 17, 0)
+
+# -- the item's own clock: lead, ramps, floor ------------------------------------------------
+
+def dated(due: date, created: datetime, p: Params | None = None, **kw) -> Item:
+    return Item("c-x", "dated", "Do the thing", created, p or KIND_DEFAULTS["dated"],
+                due=due, **kw)
 
 
-@pytest.mark.parametrize(("before_deadline", "expected"), [
-    (timedelta(days=5), 0.0),
-    (timedelta(days=2), 0.0),                 # the ramp starts here, at zero
-    (timedelta(days=1.5), 0.8 * 0.25),
-    (timedelta(days=1), 0.4),
-    (timedelta(hours=12), 0.6),
-    (timedelta(0), 0.8),                      # the peak
-    (-timedelta(days=1), 0.8 * math.exp(-1)),  # fading after the deadline
-    (-timedelta(days=2), 0.8 * math.exp(-2)),
-    (-timedelta(hours=6), 0.8 * math.exp(-0.25)),
+def test_the_lead_grows_with_how_far_ahead_it_was_written_and_with_priority():
+    due = date(2026, 8, 31)
+    p = KIND_DEFAULTS["dated"]  # lead_days 0.2, lead_growth 0.15
+    assert lead_days(dated(due, datetime(2026, 8, 30))) == pytest.approx(
+        0.2 * (1 + 0.15 * math.log(2)))
+    a_month = lead_days(dated(due, datetime(2026, 8, 1)))
+    assert a_month == pytest.approx(0.2 * (1 + 0.15 * math.log(31)))
+    assert lead_days(dated(due, datetime(2026, 8, 30))) < a_month
+    high = lead_days(dated(due, datetime(2026, 8, 1), priority=1.25))
+    assert high == pytest.approx(a_month * 1.25 ** 2)
+    assert lead_days(dated(due, datetime(2026, 9, 5))) == pytest.approx(p.lead_days)
+
+
+DAYLONG = Params(lead_days=1.0, lead_growth=0.0, urgency=0.6, overdue=0.25, window=0.25)
+DUE = date(2026, 8, 15)
+
+
+@pytest.mark.parametrize(("moment", "expected"), [
+    (datetime(2026, 8, 13, 12), 0.0),    # before the lead
+    (datetime(2026, 8, 14, 0), 0.0),     # the ramp starts a day before the due day
+    (datetime(2026, 8, 14, 6), 0.15),    # a quarter up
+    (datetime(2026, 8, 14, 18), 0.45),
+    (datetime(2026, 8, 15, 0), 0.6),     # the due day: the peak, all day
+    (datetime(2026, 8, 15, 23, 59), 0.6),
+    (datetime(2026, 8, 16, 9), 0.25),    # overdue: the floor ...
+    (datetime(2026, 10, 30, 9), 0.25),   # ... however long ago (age does not wear it)
 ])
-def test_urgency_ramps_to_the_deadline_and_fades_after(before_deadline, expected):
-    assert urgency(RAMP, DEADLINE, DEADLINE - before_deadline) == pytest.approx(expected)
+def test_urgency_ramps_in_the_lead_peaks_on_the_due_day_and_keeps_a_floor(moment, expected):
+    assert urgency(dated(DUE, datetime(2026, 8, 1), DAYLONG), moment) == pytest.approx(expected)
 
 
-def test_urgency_is_zero_without_a_deadline_or_without_an_urgency_weight():
-    assert urgency(RAMP, None, DEADLINE) == 0.0
-    assert urgency(replace(RAMP, urgency=0.0), DEADLINE, DEADLINE) == 0.0
+def test_a_window_ramps_from_its_start_slowly_then_meets_the_lead():
+    item = dated(DUE, datetime(2026, 7, 1), DAYLONG, opens=date(2026, 8, 5))  # ten days
+    assert urgency(item, datetime(2026, 8, 4, 12)) == 0.0
+    assert urgency(item, datetime(2026, 8, 10)) == pytest.approx(0.25 * 0.5 ** 2)
+    assert urgency(item, datetime(2026, 8, 13)) == pytest.approx(0.25 * 0.8 ** 2)
+    # In the lead, the higher of the two ramps.
+    assert urgency(item, datetime(2026, 8, 14, 6)) == pytest.approx(0.25 * 0.925 ** 2)
+    assert urgency(item, datetime(2026, 8, 14, 18)) == pytest.approx(0.45)
+    open_ended = replace(item, due=None)
+    assert urgency(open_ended, datetime(2026, 8, 6)) == pytest.approx(0.25)
 
 
-def test_urgency_peaks_at_the_deadline():
-    moments = [DEADLINE + timedelta(hours=h) for h in range(-72, 73, 3)]
-    values = [urgency(RAMP, DEADLINE, t) for t in moments]
-    assert max(values) == values[moments.index(DEADLINE)] == 0.8
+def test_undated_items_and_ideas_have_no_urgency():
+    item = Item("c-mum", "undated", "Call Mum", datetime(2026, 8, 1), KIND_DEFAULTS["undated"])
+    assert urgency(item, T) == 0.0
 
 
-# -- in_hours -----------------------------------------------------------------------------
-
+# -- preferred hours: settled in a quarter of the block (at most 30 minutes) -----------------
 
 def at(hh: int, mm: int = 0) -> datetime:
     return datetime(2026, 8, 10, hh, mm)
@@ -123,9 +161,35 @@ def test_in_hours(spec, inside, outside):
     assert [in_hours(spec, t) for t in outside] == [False] * len(outside)
 
 
-# -- fatigue: a decayed sum over surfacings, dismissals weigh `dismiss` ----------------------
+def hourly(spec: str, kind: str = "dated", stated: bool = True) -> Item:
+    return Item("c-x", kind, "x", datetime(2026, 8, 1), replace(KIND_DEFAULTS[kind], hours=spec),
+                stated_hours=stated)
 
-TIRED = Params(fatigue=0.6, fatigue_hours=8.0, dismiss=1.0)
+
+@pytest.mark.parametrize(("spec", "quiet_until", "then"), [
+    ("18-21", at(18, 29), at(18, 30)),   # a quarter of three hours is 45 min: at most 30
+    ("20-21", at(20, 14), at(20, 15)),   # a quarter of one hour
+    ("07-8,20-21", at(7, 14), at(7, 15)),
+    ("09-12,14-18", at(14, 29), at(14, 30)),
+])
+def test_the_hours_boost_starts_once_the_block_has_settled(spec, quiet_until, then):
+    item = hourly(spec)
+    assert hours_boost(item, quiet_until) == 0.0
+    assert hours_boost(item, then) == pytest.approx(0.6)
+    assert hours_boost(item, then - 2 * HOUR if then.hour >= 2 else then) in (0.0, 0.6)
+
+
+def test_assumed_hours_give_an_idea_a_share_of_the_boost_and_a_commitment_all_of_it():
+    assert hours_boost(hourly("09-12,14-18", "idea", stated=False), at(10)) == \
+        pytest.approx(0.6 * 0.4)
+    assert hours_boost(hourly("09-12,14-18", "idea", stated=True), at(10)) == pytest.approx(0.6)
+    assert hours_boost(hourly("09-12,14-18", "dated", stated=False), at(10)) == \
+        pytest.approx(0.6)
+
+
+# -- fatigue: decayed sums over surfacings and (longer) dismissals ---------------------------
+
+TIRED = Params(fatigue=0.6, fatigue_hours=8.0, dismiss=1.0, dismiss_hours=16.0)
 
 
 def test_fatigue_is_a_decayed_sum_over_surfacings():
@@ -133,61 +197,67 @@ def test_fatigue_is_a_decayed_sum_over_surfacings():
     assert fatigue(TIRED, surfaced, [], T) == pytest.approx(0.6 * (math.exp(-1) + math.exp(-2)))
 
 
-def test_fatigue_counts_a_surfacing_at_now_in_full():
-    assert fatigue(TIRED, [T], [], T) == pytest.approx(0.6)
+def test_a_dismissal_weighs_on_top_of_its_surfacing_and_fades_more_slowly():
+    got = fatigue(TIRED, [T - 8 * HOUR], [T - 8 * HOUR], T)
+    assert got == pytest.approx(0.6 * math.exp(-1) + 1.0 * math.exp(-0.5))
 
 
-def test_a_dismissal_weighs_dismiss_on_top_of_its_surfacing():
-    got = fatigue(TIRED, [T - 4 * HOUR], [T - 4 * HOUR], T)
-    assert got == pytest.approx((0.6 + 1.0) * math.exp(-0.5))
-    heavy = replace(TIRED, dismiss=2.5)
-    assert fatigue(heavy, [], [T - 8 * HOUR], T) == pytest.approx(2.5 * math.exp(-1))
-
-
-def test_fatigue_ignores_events_after_now():
+def test_fatigue_ignores_events_after_now_and_is_zero_without_events():
     assert fatigue(TIRED, [T + HOUR], [T + 2 * HOUR], T) == 0.0
-    assert fatigue(TIRED, [T + HOUR, T - 8 * HOUR], [T + HOUR], T) == \
-        pytest.approx(0.6 * math.exp(-1))
-
-
-def test_no_events_no_fatigue():
     assert fatigue(TIRED, [], [], T) == 0.0
 
 
-# -- terms: V = I·D + U + C + N − F --------------------------------------------------------
+def test_a_default_dismissal_has_faded_within_two_days():
+    p = KIND_DEFAULTS["dated"]
+    assert fatigue(p, [T], [T], T) == pytest.approx(p.fatigue + p.dismiss)
+    assert fatigue(p, [T], [T], T + DAY) > 0.15
+    assert fatigue(p, [T], [T], T + 2 * DAY) < 0.1
 
+
+# -- terms: V = I·D + U + C + N − F, τ from the latest anchor -------------------------------
 
 def test_terms_on_a_hand_built_item():
-    p = Params(importance=0.7, decay_days=10.0, amplitude=0.5, period_days=4.0, phase=0.0,
-               hours="09-12", context=0.2, urgency=0.8, ramp_days=2.0, fade_days=1.0,
-               novelty=0.25, novelty_days=0.5, fatigue=0.6, fatigue_hours=8.0, dismiss=1.0)
-    item = Item("c-x", "dated", "Do the thing", created=T - DAY, deadline=T + DAY, params=p)
+    p = Params(importance=0.3, lead_days=1.0, lead_growth=0.0, urgency=0.6, hours="09-12",
+               context=0.5, fatigue=0.6, fatigue_hours=8.0, dismiss=1.0, dismiss_hours=16.0)
+    item = dated(date(2026, 8, 11), T - 30 * DAY, p, stated_hours=True, cue="trigger matched")
     got = terms(item, T, surfaced=[T - 8 * HOUR], dismissed=[T - 8 * HOUR])
-    # τ = 1 day: D = e^(−0.1)·(1 + 0.5·sin(π/2)) = 1.5·e^(−0.1)
-    assert got.base == pytest.approx(0.7 * 1.5 * math.exp(-0.1))
-    assert got.urgency == pytest.approx(0.4)  # one day left of a two-day ramp
-    assert got.context == pytest.approx(0.2)  # 10:00 is inside 09-12
-    assert got.novelty == pytest.approx(0.25 * math.exp(-2))  # τ / novelty_days = 2
-    assert got.fatigue == pytest.approx(1.6 * math.exp(-1))
-    expected = 0.7 * 1.5 * math.exp(-0.1) + 0.4 + 0.2 + 0.25 * math.exp(-2) - 1.6 * math.exp(-1)
-    assert got.value == pytest.approx(expected)
+    assert got.base == pytest.approx(0.3)   # written a month ago: not worn by its age
+    assert got.urgency == pytest.approx(0.6 * 10 / 24)  # 10 h into a one-day ramp
+    assert got.hours == pytest.approx(0.5)  # 10:00 is settled inside 09-12
+    assert got.cue == pytest.approx(p.cue)
+    assert got.context == pytest.approx(0.5 + p.cue)
+    assert got.novelty == 0.0
+    assert got.fatigue == pytest.approx(0.6 * math.exp(-1) + math.exp(-0.5))
+    assert got.value == pytest.approx(0.3 + 0.25 + 0.5 + p.cue - got.fatigue)
 
 
-def test_terms_outside_preferred_hours_and_without_oscillation():
-    p = Params(importance=0.5, decay_days=10.0, amplitude=0.5, period_days=4.0,
-               hours="14-18", urgency=0.0, novelty=0.0)
-    item = Item("p-y", "idea", "An idea", created=T - DAY, deadline=None, params=p)
-    got = terms(item, T, [], [], oscillation=False)
-    assert (got.urgency, got.context, got.novelty, got.fatigue) == (0.0, 0.0, 0.0, 0.0)
-    assert got.value == pytest.approx(0.5 * math.exp(-0.1))
+def test_an_entry_written_a_month_ahead_is_as_fresh_on_its_day_as_one_written_yesterday():
+    early, late = dated(DUE, datetime(2026, 7, 15)), dated(DUE, datetime(2026, 8, 14, 9))
+    moment = datetime(2026, 8, 15, 10)
+    assert terms(early, moment, [], []) == terms(late, moment, [], [])
 
 
-def test_terms_before_creation_clamp_tau_to_zero():
-    p = Params(importance=0.5, amplitude=0.5, hours="", novelty=0.25)
-    item = Item("p-z", "idea", "Later", created=T + DAY, deadline=None, params=p)
-    got = terms(item, T, [], [])
-    assert got.base == pytest.approx(0.5)  # τ = 0: e^0 · (1 + 0.5·sin 0)
-    assert got.novelty == pytest.approx(0.25)
+def test_novelty_lifts_an_idea_after_it_is_written_or_referenced():
+    p = replace(KIND_DEFAULTS["idea"], novelty=0.2, novelty_days=0.5)
+    item = Item("p-x", "idea", "x", T - DAY, p)
+    assert terms(item, T, [], []).novelty == pytest.approx(0.2 * math.exp(-2))
+    referenced = replace(item, referenced=T - 12 * HOUR)
+    assert terms(referenced, T, [], []).novelty == pytest.approx(0.2 * math.exp(-1))
+
+
+def test_the_window_starts_at_the_latest_anchor_or_the_waves_period():
+    item = dated(DUE, datetime(2026, 7, 1), DAYLONG, opens=date(2026, 8, 5))
+    assert window_start(item, datetime(2026, 8, 3)) == datetime(2026, 7, 1)
+    assert window_start(item, datetime(2026, 8, 10)) == datetime(2026, 8, 5)
+    assert window_start(item, datetime(2026, 8, 14, 9)) == datetime(2026, 8, 14)  # the lead
+    assert window_start(item, datetime(2026, 8, 15, 9)) == datetime(2026, 8, 15)
+    assert window_start(item, datetime(2026, 8, 20)) == datetime(2026, 8, 15)  # no new one
+    snoozed = datetime(2026, 8, 16, 12)
+    assert window_start(item, datetime(2026, 8, 17), snoozed) == snoozed
+    mum = Item("c-mum", "undated", "Call Mum", datetime(2026, 8, 1, 10), KIND_DEFAULTS["undated"])
+    assert window_start(mum, datetime(2026, 8, 4, 9)) == datetime(2026, 8, 3, 10)
+    assert window_start(mum, datetime(2026, 8, 4, 9), oscillation=False) == \
+        datetime(2026, 8, 1, 10)
 
 
 # -- the Schmitt trigger -------------------------------------------------------------------
@@ -225,6 +295,21 @@ def test_the_default_threshold_and_hysteresis():
     assert (THETA, HYSTERESIS) == (1.0, 0.25)
 
 
+def test_the_default_scale_keeps_each_kind_on_its_side_of_theta():
+    """Alone, a commitment stays below θ even in its hours; its due day carries it over in
+    its hours and not outside them; a trigger entry needs its cue; an undated one its
+    crest in its hours; an idea its crest in hours stated for it."""
+    d, u, c, i = (KIND_DEFAULTS[k] for k in ("dated", "undated", "conditional", "idea"))
+    assert d.importance + d.context < THETA - 0.1
+    assert d.importance + d.urgency + d.context > THETA + 0.4
+    assert d.importance * 1.25 + d.urgency < THETA  # even ⏫, outside its hours
+    assert d.importance + d.overdue + d.context > THETA
+    assert c.importance + c.context < THETA < c.importance + c.cue
+    assert u.importance * (1 + u.amplitude) + u.context > THETA > u.importance + u.context - 0.01
+    assert i.importance * (1 + i.amplitude) + i.context > THETA
+    assert i.importance * (1 + i.amplitude) + i.context * i.assumed_hours < THETA
+
+
 # -- ticks through the store -----------------------------------------------------------------
 
 INDEXED = datetime(2026, 8, 1)
@@ -258,6 +343,19 @@ class NudgeVault:
 
     def surfacings(self) -> list[tuple[str, str]]:
         return self.store.execute("SELECT item_id, ts FROM surfacings ORDER BY id").fetchall()
+
+    def replay(self, start: datetime, end: datetime, answer: str | None = None,
+               step: timedelta = timedelta(minutes=15)) -> list[tuple[datetime, str]]:
+        """Tick from `start` to `end`; answer every nudge with `answer` (a scripted user).
+        Returns (moment, item id) of each nudge."""
+        shown = []
+        for t in every(start, end, step):
+            result = self.tick(t)
+            if result.nudge:
+                shown.append((t, result.nudge.item.id))
+                if answer:
+                    record_feedback(self.store, result.nudge.item.id, answer, t)
+        return shown
 
 
 def every(start: datetime, end: datetime, step: timedelta = timedelta(minutes=15)):
@@ -357,10 +455,11 @@ def test_arming_state_persists_in_the_store_across_reopening(nudge_vault, make_v
 
 
 def test_a_disarmed_item_rearms_once_its_value_drops_below_theta_minus_h(nudge_vault):
-    v = nudge_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 [[Plumber]] {URGENT}\n"})
+    v = nudge_vault({"Ledger.md": "- [ ] Pay the plumber 📅 2026-08-10 [nudge_urgency:: 2]\n"})
     assert v.tick(datetime(2026, 8, 10, 9)).nudge is not None
-    # A week after the deadline the urgency has faded and the value is low.
-    low = v.tick(datetime(2026, 8, 17, 9))
+    # Overdue, outside its hours, the fatigue gone: the value is the base and the floor.
+    low = v.tick(datetime(2026, 8, 17, 8))
+    assert low.values["c-pay-plumber"] == pytest.approx(0.25 + 0.25)
     assert low.values["c-pay-plumber"] < THETA - HYSTERESIS
     assert v.state()["c-pay-plumber"][0] == 1
 
@@ -382,7 +481,7 @@ def test_accept_stores_a_row_and_changes_nothing_else(nudge_vault):
     nudged = v.tick(NUDGED_AT)
     state_before = v.state()
     answer = record_feedback(v.store, "c-pay-plumber", "accept", NUDGED_AT + HOUR)
-    assert answer.as_dict() == {"schema": 1, "item": "c-pay-plumber",
+    assert answer.as_dict() == {"schema": SCHEMA, "item": "c-pay-plumber",
                                 "surfacing": nudged.nudge.surfacing_id, "kind": "accept",
                                 "until": None}
     assert v.store.execute("SELECT surfacing_id, item_id, ts, kind, until FROM feedback"
@@ -405,10 +504,10 @@ def test_dismiss_lowers_the_next_value_by_exactly_the_dismiss_term(nudge_vault):
     t = NUDGED_AT + 2 * HOUR
     item = v.item("c-pay-plumber")
     undismissed = terms(item, t, [NUDGED_AT], []).value
-    dismiss_term = item.params.dismiss * math.exp(-1.5 / item.params.fatigue_hours)
+    dismiss_term = item.params.dismiss * math.exp(-1.5 / item.params.dismiss_hours)
     got = v.tick(t).values["c-pay-plumber"]
     assert got == pytest.approx(undismissed - dismiss_term, abs=1e-4)
-    assert got == pytest.approx(undismissed - 1.0 * math.exp(-1.5 / 8), abs=1e-4)
+    assert got == pytest.approx(undismissed - 0.5 * math.exp(-1.5 / 24), abs=1e-4)
 
 
 def test_snooze_mutes_the_item_until_its_time(nudge_vault):
@@ -461,10 +560,8 @@ def test_a_ledger_field_overrides_the_importance(nudge_vault):
     assert v.item("c-renew-passport").params == KIND_DEFAULTS["dated"]
     t = datetime(2026, 8, 5, 20)  # no urgency yet, outside the default preferred hours
     got = terms(v.item("c-pay-plumber"), t, [], [])
-    tau = (t - INDEXED) / DAY
-    assert got.base == pytest.approx(0.9 * envelope(KIND_DEFAULTS["dated"], tau))
-    plain = terms(v.item("c-renew-passport"), t, [], [])
-    assert got.base == pytest.approx(plain.base * 0.9 / KIND_DEFAULTS["dated"].importance)
+    assert got.base == pytest.approx(0.9)
+    assert terms(v.item("c-renew-passport"), t, [], []).base == pytest.approx(0.25)
     assert v.tick(t).values["c-pay-plumber"] == round(got.value, 4)
 
 
@@ -476,17 +573,19 @@ def test_front_matter_nudge_hours_on_a_plan_note(nudge_vault):
     trip, garden = v.item("p-trip"), v.item("p-garden")
     assert trip.params == replace(KIND_DEFAULTS["plan"], hours="07-09")
     assert garden.params == KIND_DEFAULTS["plan"]
+    assert (trip.stated_hours, garden.stated_hours) == (True, False)
     early, late = datetime(2026, 8, 3, 8), datetime(2026, 8, 3, 10)
     boost = KIND_DEFAULTS["plan"].context
+    assumed = boost * KIND_DEFAULTS["plan"].assumed_hours  # the hours it did not state
     assert terms(trip, early, [], []).context == pytest.approx(boost)
     assert terms(trip, late, [], []).context == 0.0
     assert terms(garden, early, [], []).context == 0.0
-    assert terms(garden, late, [], []).context == pytest.approx(boost)
-    # Same kind, same creation: at 08:00 they differ by the context boost alone.
+    assert terms(garden, late, [], []).context == pytest.approx(assumed)
+    # Same kind, same creation: they differ by the hours boost alone.
     values = v.tick(early).values
     assert values["p-trip"] - values["p-garden"] == pytest.approx(boost, abs=2e-4)
     values = v.tick(late).values
-    assert values["p-garden"] - values["p-trip"] == pytest.approx(boost, abs=2e-4)
+    assert values["p-garden"] - values["p-trip"] == pytest.approx(assumed, abs=2e-4)
 
 
 @pytest.mark.parametrize("mark, factor", [
@@ -494,10 +593,178 @@ def test_front_matter_nudge_hours_on_a_plan_note(nudge_vault):
     ("[priority:: high]", 1.25)])
 def test_a_tasks_priority_scales_the_entrys_importance(nudge_vault, mark, factor):
     v = nudge_vault({"Ledger.md": f"- [ ] Pay the plumber 📅 2026-08-10 {mark} [[Plumber]]\n"})
-    assert v.item("c-pay-plumber").params.importance == pytest.approx(0.5 * factor)
+    assert v.item("c-pay-plumber").params.importance == pytest.approx(0.25 * factor)
+    assert v.item("c-pay-plumber").priority == pytest.approx(factor)
 
 
 def test_an_explicit_nudge_importance_wins_over_the_priority(nudge_vault):
     v = nudge_vault({
         "Ledger.md": "- [ ] Pay the plumber ⏫ [nudge_importance:: 0.9] [[Plumber]]\n"})
     assert v.item("c-pay-plumber").params.importance == 0.9
+
+
+# -- the commitment's own clock, through whole ticks -----------------------------------------
+
+
+def test_an_entry_written_30_days_ahead_nudges_on_its_due_morning_in_its_hours(make_vault):
+    v = NudgeVault(make_vault({
+        "Dr Lee.md": "# Dr Lee\n",
+        "Ledger.md": "- [ ] Dentist check-up at 9:40 📅 2026-09-10 [[Dr Lee]] "
+                     "[nudge_hours:: 7-9] ^dentist\n"}, index_at=datetime(2026, 8, 11)))
+    shown = v.replay(datetime(2026, 9, 8, 7), datetime(2026, 9, 11), answer="dismiss")
+    assert shown == [(datetime(2026, 9, 10, 7, 30), "dentist")]
+
+
+def test_an_overdue_entry_nudges_again_once_fatigue_fades_never_in_quiet_hours(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
+    shown = v.replay(datetime(2026, 8, 10), datetime(2026, 8, 15), answer="dismiss")
+    times = [t for t, _ in shown]
+    assert times[0] == datetime(2026, 8, 10, 9, 30)
+    assert len(times) >= 2
+    assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert all(DAY <= gap <= 3 * DAY for gap in gaps)  # spaced by fatigue, which fades
+
+
+def test_an_idea_cannot_push_a_due_commitment_out_of_the_days_cap(nudge_vault):
+    files = {
+        "Ledger.md": "- [ ] Call the roofer back 📅 2026-08-10 [nudge_hours:: 17-21] ^roofer\n",
+        "Garden.md": "---\ntype: idea\ncreated: 2026-08-09\nnudge_hours: 09-12\n"
+                     "nudge_importance: 0.7\n---\n# Garden\nA pond by the fence.\n"}
+    v = nudge_vault(files, "daily_cap = 1\n")
+    day = list(every(datetime(2026, 8, 10, 7), datetime(2026, 8, 10, 22)))
+    results = [v.tick(t) for t in day]
+    assert [(r.now, r.nudge.item.id) for r in results if r.nudge] == \
+        [(datetime(2026, 8, 10, 17, 30), "roofer")]
+    ten = results[day.index(datetime(2026, 8, 10, 10))]
+    idea = next(c for c in ten.candidates if c.item.id == "p-garden")
+    assert idea.value >= THETA and idea.held == "today's last 1 slot(s) kept for commitments"
+    # With room under the cap, the idea has its turn too.
+    roomy = nudge_vault(files)
+    shown = [(r.now, r.nudge.item.id) for r in map(roomy.tick, day) if r.nudge]
+    assert shown == [(datetime(2026, 8, 10, 9, 30), "p-garden"),
+                     (datetime(2026, 8, 10, 17, 30), "roofer")]
+
+
+def test_an_accept_holds_for_its_window_and_the_due_day_opens_a_new_one(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] Drop the car at the garage by 8:30 📅 2026-08-12 "
+                                  "[nudge_hours:: 7-8,20-21] ^garage\n"})
+    v.vault.index(now=datetime(2026, 8, 5))  # written a week ahead: a lead into the evening
+    shown = v.replay(datetime(2026, 8, 11, 7), datetime(2026, 8, 14), answer="accept")
+    assert shown == [(datetime(2026, 8, 11, 20, 15), "garage"),
+                     (datetime(2026, 8, 12, 7, 15), "garage")]
+
+
+def test_an_undated_commitment_revives_inside_its_hours_every_other_day(make_vault):
+    v = NudgeVault(make_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21] ^mum\n"},
+                              index_at=datetime(2026, 8, 1, 10)))
+    assert v.item("mum").kind == "undated"
+    shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8), answer="dismiss")
+    assert [t.date() for t, _ in shown] == [date(2026, 8, 2), date(2026, 8, 4),
+                                           date(2026, 8, 6)]
+    assert all(in_hours("18:30-21:00", t) for t, _ in shown)
+
+
+def test_a_start_window_speaks_up_in_its_last_part_not_when_it_opens(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] Renew the parking permit 🛫 2026-08-01 📅 2026-08-21 "
+                                  "^permit\n"})
+    shown = v.replay(datetime(2026, 8, 1), datetime(2026, 8, 21), answer="dismiss", step=HOUR)
+    assert datetime(2026, 8, 15) <= shown[0][0] < datetime(2026, 8, 18)
+
+
+def test_a_just_written_entry_waits_two_hours(nudge_vault):
+    v = nudge_vault({})
+    (v.settings.vault / "Ledger.md").write_text("- [ ] Ring Dean about the brakes 📅 2026-08-10 "
+                                                "^brakes\n")
+    v.vault.index(now=datetime(2026, 8, 10, 9, 5))
+    first = v.tick(datetime(2026, 8, 10, 9, 45))
+    assert first.nudge is None
+    assert first.candidates[0].held == "just written"
+    assert first.candidates[0].value >= THETA
+    assert v.tick(datetime(2026, 8, 10, 11, 15)).nudge.item.id == "brakes"
+
+
+def test_a_cue_nudges_and_the_same_cue_once_dismissed_does_not_again(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] When I'm at the hardware shop, buy picture hooks "
+                                  "^hooks\n"})
+    assert v.item("hooks").kind == "conditional"
+    assert [r.nudge for r in map(v.tick, every(datetime(2026, 8, 10, 7),
+                                                datetime(2026, 8, 10, 22)))] == [None] * 60
+    cue = {"hooks": "trigger matched: hardware, shop"}
+    first = tick(v.store, v.settings, datetime(2026, 8, 11, 10), cues=cue)
+    assert first.nudge.item.id == "hooks" and "trigger matched" in first.nudge.why
+    record_feedback(v.store, "hooks", "dismiss", datetime(2026, 8, 11, 10))
+    later = datetime(2026, 8, 12, 10)  # the dismissal has mostly faded
+    assert tick(v.store, v.settings, later, cues=cue).nudge is None
+    other = {"hooks": "trigger matched: hardware"}  # another context: another moment
+    assert tick(v.store, v.settings, later + 15 * MINUTE, cues=other).nudge.item.id == "hooks"
+
+
+def test_the_json_document_names_the_top_candidates_and_what_held_each(nudge_vault):
+    v = nudge_vault({"Ledger.md": MANY + "- [ ] Call Mum [nudge_hours:: 18-21]\n"})
+    night = v.tick(datetime(2026, 8, 9, 23)).as_dict()
+    assert set(night) == {"schema", "now", "nudge", "silent_because", "theta", "open",
+                          "candidates"}
+    assert (night["silent_because"], night["theta"], night["open"]) == ("quiet hours", 1.0, 7)
+    assert len(night["candidates"]) == 3
+    for c in night["candidates"]:
+        assert set(c) == {"id", "kind", "text", "value", "terms", "armed", "held"}
+        assert set(c["terms"]) == {"base", "urgency", "context", "hours", "cue", "novelty",
+                                   "fatigue"}
+        assert c["value"] >= THETA and c["held"] == "quiet hours"
+    quiet = nudge_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21]\n"})
+    doc = quiet.tick(datetime(2026, 8, 10, 12)).as_dict()
+    assert doc["silent_because"] == "nothing above threshold"
+    (mum,) = doc["candidates"]
+    assert mum["held"] == f"below θ by {THETA - mum['value']:.2f}"
+
+
+def test_nudge_verbose_prints_each_candidates_sum_and_rule(nudge_vault, capsys):
+    from vaultmem import render
+
+    v = nudge_vault({"Ledger.md": ONE})
+    render.nudge(v.tick(datetime(2026, 8, 9, 23)), as_json=False, verbose=True)
+    out, err = capsys.readouterr()
+    assert out == ""
+    head, line = err.splitlines()
+    assert head == "silent: quiet hours (1 open item(s), θ = 1.00)"
+    assert line.startswith("  c-pay-plumber  V ") and "= base 1.00 + urgency" in line
+    assert line.endswith("[quiet hours]")
+
+
+# -- `nudge --context`, end to end with the real model ---------------------------------------
+
+
+@pytest.mark.integration
+def test_a_trigger_entry_nudges_only_with_a_matching_context(tmp_path, capsys):
+    from vaultmem.cli import main
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Plumber.md").write_text("# Plumber\nTomasz fixes the valve.\n")
+    (root / "Ledger.md").write_text("- [ ] When I'm at the hardware shop, buy picture hooks "
+                                    "^hooks\n- [ ] Pay the plumber 📅 2026-09-30 [[Plumber]]\n")
+    assert main(["index", str(root), "--now", "2026-08-01", "--json"]) == 0
+    capsys.readouterr()
+
+    def nudge(now: datetime, *context: str) -> dict:
+        code = main(["nudge", "--vault", str(root), "--now", now.isoformat(), "--json",
+                     *(("--context", *context) if context else ())])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        return json.loads(out)
+
+    day = every(datetime(2026, 8, 10, 7), datetime(2026, 8, 10, 22), HOUR)
+    assert [nudge(t)["nudge"] for t in day] == [None] * 15
+    for elsewhere in ("Reading a novel in the library", "Cooking pasta for dinner at home"):
+        assert nudge(datetime(2026, 8, 11, 10), elsewhere)["nudge"] is None
+    cue = "Walking into the hardware shop on Mill Road"
+    doc = nudge(datetime(2026, 8, 11, 10, 15), cue)
+    assert doc["nudge"]["id"] == "hooks" and doc["nudge"]["terms"]["cue"] > 0
+    assert doc["nudge"]["why"].startswith("trigger matched")
+    # The cue is `due`'s own verdict on the same context.
+    assert main(["due", "--vault", str(root), "--now", "2026-08-11T10:15", "--context", cue,
+                 "--json"]) == 0
+    due = json.loads(capsys.readouterr()[0])
+    assert [(r["id"], r["group"]) for r in due["results"] if r["group"] == "triggered"] == \
+        [("hooks", "triggered")]

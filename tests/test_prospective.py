@@ -452,8 +452,8 @@ def test_item_list_filters_closed_and_stale(garden):
     assert {(r["id"], r["kind"], r["status"]) for r in everything} == {
         ("p-open-plan", "plan", "open"), ("p-done-plan", "plan", "closed"),
         ("p-stale-idea", "idea", "stale"), ("p-old-garden-shed", "idea", "closed")}
-    assert set(everything[0]) == {"id", "kind", "status", "text", "path", "line", "created",
-                                  "last_referenced"}
+    assert set(everything[0].as_dict()) == {"id", "kind", "status", "text", "path", "line",
+                                            "created", "last_referenced"}
 
 
 # -- no demotion for age -------------------------------------------------------------------------

@@ -180,7 +180,8 @@ def test_salience_never_removes_a_result(make_vault):
     vault = build(make_vault, files, weights)
     store = vault.store
     assert stored_salience(store, "notes/nothing.md") == 0.0
-    result = vault.query(QUERY, now=NOW, limit=100, log_mentions=0, mode="dense")
+    result = vault.query(QUERY, now=NOW, limit=100, log_mentions=0, mode="dense",
+                         include_ledger=True)  # the ledger note is left out by default
     assert {h.path for h in result.results} == live_paths(store)
     assert len(result.results) == result.candidates == len(files)
     [nothing] = [h for h in result.results if h.path == "notes/nothing.md"]
@@ -194,18 +195,19 @@ def test_limit_cuts_the_ranked_list(vault):
     assert [h.path for h in top3] == [h.path for h in full[:3]]
 
 
-@pytest.mark.parametrize("prefix", ["projects", "projects/", "/projects/"])
-def test_prefix_keeps_only_notes_under_that_folder(vault, prefix):
-    result = query(vault, prefix=prefix)
+@pytest.mark.parametrize("folder", ["projects", "projects/", "/projects/"])
+def test_a_folder_keeps_only_notes_under_it(vault, folder):
+    result = query(vault, folders=folder)
     assert sorted(h.path for h in result.results) == ["projects/garden.md",
                                                       "projects/kitchen.md"]
     assert result.candidates == 2
 
 
-def test_prefix_is_a_folder_not_a_string_prefix(vault):
-    with pytest.raises(UsageError, match=r"--in 'proj': no indexed note is under that folder"):
-        query(vault, prefix="proj")
-    assert [h.path for h in query(vault, prefix="notes", floor=True).results if h.pinned] == [
+def test_a_folder_is_a_folder_not_a_string_prefix(vault):
+    with pytest.raises(UsageError, match=r"`folders` 'proj': no indexed note is under it"):
+        query(vault, folders="proj")
+    assert [h.path for h in query(vault, folders=["notes"], floor=True).results
+            if h.pinned] == [
         "notes/estimate.md"]
 
 
@@ -215,7 +217,7 @@ def test_deleted_notes_are_never_returned(vault):
     (root / "archive" / "old.md").unlink()
     vault.index(now=datetime(2026, 8, 14))
     vault.salience(now=NOW)
-    result = query(vault, floor=True)
+    result = query(vault, floor=True, include_ledger=True)
     paths = [h.path for h in result.results]
     assert "notes/valve.md" not in paths and "archive/old.md" not in paths
     assert sorted(paths) == sorted(live_paths(store))
@@ -266,7 +268,7 @@ def test_hybrid_score_is_fused_relevance_times_the_same_multipliers(vault, fusio
 
 def test_hybrid_never_drops_a_note_and_lexical_finds_exact_words(vault):
     store = vault.store
-    every = query(vault, mode="hybrid", limit=100).results
+    every = query(vault, mode="hybrid", limit=100, include_ledger=True).results
     assert {h.path for h in every} == live_paths(store)
     lexical = query(vault, text="valve", mode="lexical").results
     assert lexical and all(h.explain is None for h in lexical)

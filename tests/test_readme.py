@@ -79,18 +79,23 @@ def test_readme_lists_every_json_documents_keys(tmp_path):
         docs["ledger accept"] = vault.accept(first, now=now)
         docs["reject"] = vault.reject(second, now=now)
         docs["get"] = vault.get("Bathroom")
+        docs["related"] = vault.related("Bathroom", now=now)
         docs["salience"] = vault.salience(now=now)
-        docs["nudge"] = vault.nudge(now=datetime(2026, 8, 14, 10))
+        docs["nudge"] = vault.nudge(now=datetime(2026, 8, 15, 10))
         nudged = docs["nudge"].as_dict()["nudge"]["id"]
-        docs["feedback"] = vault.feedback(nudged, "accept", now=datetime(2026, 8, 14, 10, 5))
+        docs["feedback"] = vault.feedback(nudged, "accept", now=datetime(2026, 8, 15, 10, 5))
         docs["status"] = vault.status()
+        docs["ledger done"] = vault.complete_commitment("c-pay-plumber-invoice", now=now)
+        docs["cancel"] = vault.cancel_commitment("c-top-up-tax-pot", now=now)
+        docs["move"] = vault.reschedule_commitment("c-book-tiler", "2026-08-30", now=now)
     table = readme_keys()
     unlisted = {}
     for command, result in docs.items():
         doc = result.as_dict()
         keys = [k for k in doc if k != "schema"]
-        for listed in ("results", "firing"):  # and the keys of their items
-            keys += [k for item in doc.get(listed) or [] for k in item]
+        for listed in ("results", "firing", "candidates"):  # and the keys of their items
+            items = doc.get(listed)
+            keys += [k for item in items for k in item] if isinstance(items, list) else []
         assert command in table, f"no row for `{command}` in README's JSON documents"
         cell = table[command]
         missing = sorted({k for k in keys if f"`{k}`" not in cell and f"`{k}[]`" not in cell})

@@ -13,7 +13,10 @@ from vaultmem.snippet import plain, snippet
     ("- [ ] Call [[Tomasz]] about the *valve* ^c-valve", "Call Tomasz about the valve"),
     ("See [the guide](https://example.org/x) and ![[diagram.png]] `code` here",
      "See the guide and diagram.png code here"),
-    ("> quoted %% hidden %% line <!-- gone -->\n---\n| a | b |\n|---|---|", "quoted line a b"),
+    ("> quoted %% hidden %% line <!-- gone -->\n---\n| a | b |\n|---|---|",
+     "quoted line a · b;"),
+    ("| Pair | km |\n|---|--:|\n| Grey | 612 |\n| [[Race\\|race]] | 74 |\nAfter.",
+     "Pair · km; Grey · 612; race · 74; After."),  # a table reads row by row
     ("snake_case_name and 2*3*4 stay", "snake_case_name and 2*3*4 stay"),
 ])
 def test_plain_keeps_the_words_markdown_shows(markdown, shown):

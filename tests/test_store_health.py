@@ -11,6 +11,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -68,7 +69,18 @@ def damage(db: Path, table: str, seed: int = 1) -> None:
         fh.write(random.Random(seed).randbytes(4096))
 
 
-def test_a_damaged_store_is_named_and_rebuilt_with_its_readable_history(make_vault, capsys):
+class _SlowCheck(store_mod._BackgroundCheck):
+    """A writer's background check that has not got far when the run decides: it reads
+    nothing until cancelled (on a loaded machine a real check of a small store may finish
+    first, and then a no-op run rightly names the damage it found)."""
+
+    def _run(self, path: Path) -> None:
+        while not self.cancelled:
+            time.sleep(0.001)
+
+
+def test_a_damaged_store_is_named_and_rebuilt_with_its_readable_history(make_vault, capsys,
+                                                                         monkeypatch):
     vault = with_history(make_vault)
     db = vault / ".vaultmem" / "vaultmem.db"
     store = Store.open(db)
@@ -86,7 +98,9 @@ def test_a_damaged_store_is_named_and_rebuilt_with_its_readable_history(make_vau
     damage(db, "ops")
     size = db.stat().st_size
 
-    code, out, err = run(capsys, "index", vault, "--json")  # nothing to change: no check
+    with monkeypatch.context() as patch:  # nothing to change: the check is stopped unread
+        patch.setattr(store_mod, "_BackgroundCheck", _SlowCheck)
+        code, out, err = run(capsys, "index", vault, "--json")
     assert code == 0, err
     assert json.loads(out)["new"] == 0 and "is damaged" not in err
     boiler = (vault / "Boiler.md").read_text()
@@ -107,7 +121,10 @@ def test_a_damaged_store_is_named_and_rebuilt_with_its_readable_history(make_vau
     moved = Path(doc["rebuild"]["moved_to"])
     assert moved.exists() and moved.stat().st_size == size  # kept as it was
     carried, lost = doc["rebuild"]["carried"], doc["rebuild"]["lost"]
-    assert lost.keys() == {"ops"} and "could not be read" in doc["warnings"][2]["message"]
+    messages = [w["message"] for w in doc["warnings"]]
+    assert lost.keys() == {"ops"} and "could not be read" in messages[0]
+    # where the old store went and what came over is information, not a warning
+    assert not [m for m in messages if m.startswith(("the old store", "carried over"))]
     assert 0 < ops_before - carried["ops"] < 400  # one page of short rows, no more
     assert carried["entries"] == 2 and carried["feedback"] == 1
     assert doc["new"] == 0 and doc["embedded"] == 0  # same notes, same vectors
@@ -122,6 +139,29 @@ def test_a_damaged_store_is_named_and_rebuilt_with_its_readable_history(make_vau
     assert code == 0 and json.loads(out)["counts"]["notes"] == 3
     code, out, err = run(capsys, "ledger", "show", "boiler", "--vault", vault, "--json")
     assert code == 0 and "done" in out
+
+
+class _DoneCheck(store_mod._BackgroundCheck):
+    """A writer's background check that finished before the run decided."""
+
+    def __init__(self, path: Path):
+        super().__init__(path)
+        self.thread.join()
+
+
+def test_a_no_op_run_names_the_damage_its_check_already_found(make_vault, capsys,
+                                                              monkeypatch):
+    vault = with_history(make_vault)
+    db = vault / ".vaultmem" / "vaultmem.db"
+    store = Store.open(db)
+    with store.atomic():
+        for i in range(3000):
+            store.add_op("2026-08-03T10:00:00", "retrieved", 1, detail={"rank": i % 5})
+    store.close()
+    damage(db, "ops")
+    monkeypatch.setattr(store_mod, "_BackgroundCheck", _DoneCheck)
+    code, out, err = run(capsys, "index", vault, "--json")
+    assert code == 1 and "is damaged" in err and "vaultmem index --rebuild" in err
 
 
 def test_every_table_is_either_carried_over_or_made_again(tmp_path):

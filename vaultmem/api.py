@@ -25,14 +25,58 @@ from pathlib import Path
 from typing import Any
 
 from . import clock, config
-from .errors import NotFoundError, UsageError, VaultmemError
+from .errors import BusyError, NotFoundError, UsageError, VaultmemError
 
 MARKERS = (config.STORE_DIR, ".obsidian")  # folders that mark a vault's root
 
 
-def _when(now: datetime | None) -> datetime:
-    """`now` as naive local time (clock.py's one rule); the system clock when None."""
-    return clock.now() if now is None else clock.local_naive(now)
+def _when(now: datetime | date | str | None) -> datetime:
+    """`now` as naive local time (clock.py's one rule); the system clock when None. A
+    string is read as `--now` is ("2026-08-15", "2026-08-15T09:30"), a date as its
+    midnight. A moment out of `clock.in_range` is a UsageError naming the range."""
+    if now is None:
+        return clock.now()
+    if isinstance(now, str):
+        example = "an ISO date or datetime, e.g. 2026-08-15 or 2026-08-15T09:30"
+        if not now.strip():
+            raise UsageError(f"`now` is empty: give {example}, or None for the clock")
+        try:
+            now = datetime.fromisoformat(now.strip())
+        except ValueError:
+            raise UsageError(f"`now` {now!r} is not {example}") from None
+    elif isinstance(now, date) and not isinstance(now, datetime):
+        now = datetime.combine(now, datetime.min.time())
+    try:
+        return clock.in_range(now)
+    except ValueError as exc:
+        raise UsageError(f"`now` {exc}") from None
+
+
+def _day(value: date | str | None, today: date, param: str) -> date | None:
+    """A date given as a date, an ISO date or words ("next friday"), read against today."""
+    if value is None or isinstance(value, date):
+        return value
+    from .form import read_window
+
+    window = read_window(value, today)
+    if window is None:
+        raise UsageError(f"`{param}` {value!r} is not a date: give YYYY-MM-DD or words "
+                         "such as 'next friday' or 'in two weeks'")
+    return (window[0] or window[1]) if param in ("start", "scheduled") else window[1]
+
+
+def _due(value: date | str | None, today: date) -> tuple[date | None, date | None]:
+    """(window start, due date) for a due date: a period in words ("next week") is due
+    on its last day and opens its window on its first, as `suggestions` proposes."""
+    if value is None or isinstance(value, date):
+        return None, value
+    from .form import read_window
+
+    window = read_window(value, today)
+    if window is None:
+        raise UsageError(f"`due` {value!r} is not a date: give YYYY-MM-DD or words such "
+                         "as 'next friday' or 'by the end of the month'")
+    return window
 
 
 def find_root(start: Path) -> Path:
@@ -116,46 +160,189 @@ class Vault:
 
     def index(self, *, full: bool = False, now: datetime | None = None, progress=None):
         """Bring the store up to date with the vault (incremental; `full` re-parses all)."""
+        from .errors import VaultGoneError
         from .indexer import index_vault
+        from .vault import folder_identity
 
-        with self.store.writer_lock("index"):
-            return index_vault(self.store, self.settings, self.embedder, now=_when(now),
-                               full=full, progress=progress)
+        when = _when(now)
+        folder = folder_identity(self.settings.vault)
+        try:
+            with self.store.writer_lock("index"):
+                return index_vault(self.store, self.settings, self.embedder, now=when,
+                                   full=full, progress=progress)
+        except Exception as exc:
+            # A vault deleted with its store inside fails the store first: say what happened.
+            if folder is not None and folder_identity(self.settings.vault) != folder:
+                raise VaultGoneError(self.settings.vault) from exc
+            raise
 
     def salience(self, *, now: datetime | None = None):
         """Recompute every note's standing salience and its components (SPEC 4)."""
+        from .indexer import stopped
         from .salience import run_salience
 
         when = _when(now)
         with self.store.writer_lock("salience"):
             run_id = self.store.start_run("salience", when.isoformat(timespec="seconds"))
-            report = run_salience(self.store, self.settings, when)
+            try:
+                report = run_salience(self.store, self.settings, when)
+            except BaseException as exc:
+                stopped(self.store, run_id, exc)
+                raise
             self.store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
                                   {"notes": report.notes, "seconds": report.seconds})
         return report
 
-    def add_commitment(self, text: str, *, due: date | None = None, when: str | None = None,
-                       links: tuple[str, ...] | list[str] = (), project: str | None = None):
+    def add_commitment(self, text: str, *, due: date | str | None = None,
+                       when: str | None = None, links: tuple[str, ...] | list[str] = (),
+                       project: str | None = None, start: date | str | None = None,
+                       scheduled: date | str | None = None,
+                       keywords: tuple[str, ...] | list[str] = (),
+                       now: datetime | date | str | None = None):
         """Append one open commitment to the ledger note (the first of `ledger_notes`), in
-        its own syntax with a fresh block id; the next index reads it. Returns its id."""
+        its own syntax with a fresh block id, and bring the store in step with it. The
+        line is remembered (appended.py) so that an editor saving over it is noticed.
+
+        Dates are dates or words, read against `now` as `suggestions` reads a note ("next
+        friday", "2026-08-20"; a period such as "next week" is due on its last day, a
+        week's Friday, and unless `start` is given opens the window on its first).
+        """
+        from . import appended
         from .ledger_append import add
 
+        when_ = _when(now)
+        window, due_day = _due(due, when_.date())
         taken = {row[0] for row in self.store.execute("SELECT id FROM entries")}
-        return add(self.settings.vault, self.settings.ledger_notes[0], text, due=due,
-                   when=when, links=tuple(links), project=project, taken=taken)
+        added = add(self.settings.vault, self.settings.ledger_notes[0], text, due=due_day,
+                    when=when, links=tuple(links), project=project,
+                    taken=taken | appended.ids(self.store),
+                    start=_day(start, when_.date(), "start") or window,
+                    scheduled=_day(scheduled, when_.date(), "scheduled"),
+                    keywords=tuple(keywords))
+        appended.remember(self.store, added, clock.now().isoformat(timespec="seconds"))
+        added.indexed = self._in_step(when_)
+        added.unresolved = self._unresolved(links, added.ledger)
+        return added
 
-    def nudge(self, *, now: datetime | None = None):
-        """One proactive tick (SPEC 8): at most one message, or silence and why."""
+    def restore(self, entry_id: str, *, drop: bool = False,
+                now: datetime | date | str | None = None):
+        """Put back a line vaultmem appended that the ledger was saved without (`ledger`
+        lists them under `lost`), or with `drop`, forget it: it is gone on purpose."""
+        from . import appended
+        from .ledger_append import append_line
+
+        stamp = _when(now).isoformat(timespec="seconds")
+        if drop:
+            return appended.drop(self.store, entry_id, stamp)
+        ledger, line = appended.lost_line(self.store, entry_id)
+        added = append_line(self.settings.vault, ledger, line)
+        appended.remember(self.store, added, stamp, entry_id)
+        return appended.Restored(entry_id, "restored", ledger, added.line, line)
+
+    def complete_commitment(self, entry_id: str, *, on: date | str | None = None,
+                            now: datetime | date | str | None = None):
+        """Check a commitment off (`✅` on `on`, default today) by rewriting its one ledger
+        line as Obsidian Tasks does; a recurring one gets its next occurrence. The store
+        records the revision (done, or occurrence-done)."""
+        from .ledger_edit import complete
+
+        when_ = _when(now)
+        day = _day(on, when_.date(), "on") or when_.date()
+        return self._revise(entry_id, when_, lambda *at: complete(*at, day))
+
+    def cancel_commitment(self, entry_id: str, *, on: date | str | None = None,
+                          now: datetime | date | str | None = None):
+        """Cancel a commitment (`❌` on `on`, default today), rewriting its one line."""
+        from .ledger_edit import cancel
+
+        when_ = _when(now)
+        day = _day(on, when_.date(), "on") or when_.date()
+        return self._revise(entry_id, when_, lambda *at: cancel(*at, day))
+
+    def reschedule_commitment(self, entry_id: str, due: date | str, *,
+                              now: datetime | date | str | None = None):
+        """Give a commitment another due date (words or a date), rewriting its one line;
+        the store records it as rescheduled."""
+        from .ledger_edit import reschedule
+
+        when_ = _when(now)
+        if due is None or (isinstance(due, str) and not due.strip()):
+            raise UsageError("`due` is empty: give the new due date")
+        day = _due(due, when_.date())[1]
+        return self._revise(entry_id, when_, lambda *at: reschedule(*at, day))
+
+    def _revise(self, entry_id: str, now: datetime, edit):
+        """Rewrite an open entry's line with `edit(vault, ledger, line, raw)`, with the
+        store in step before (to find the line as it is) and after (to record it)."""
+        from .commitments import revised
+
+        self._in_step(now)
+        row = self.store.execute("SELECT ledger_path, line, raw, status, present FROM entries "
+                                 "WHERE id = ?", [entry_id]).fetchone()
+        if row is None:
+            raise NotFoundError(f"no commitment {entry_id!r}: `ledger(include_closed=True)` "
+                                "lists every id")
+        ledger_path, line, raw, status, present = row
+        if not present:
+            raise VaultmemError(f"{entry_id} is no longer in the ledger (removed): "
+                                "nothing written")
+        if status != "open":
+            raise VaultmemError(f"{entry_id} is {status} already: nothing written")
+        done = edit(self.settings.vault, ledger_path, line, raw)
+        indexed = self._in_step(now)
+        return revised(self.store, entry_id, done, now, indexed)
+
+    def _in_step(self, now: datetime) -> bool:
+        """Index what changed; False when another run holds the store (it will)."""
+        try:
+            self.index(now=now)
+        except BusyError:
+            return False
+        return True
+
+    def _unresolved(self, links, ledger: str) -> list[str]:
+        """The links of a new entry that name no note, as its ledger resolves them."""
+        from .resolve import Resolver
+        from .rows import Link
+
+        resolver = Resolver(self.store.path_ids())
+        return [name for name in links
+                if not resolver.resolve(Link(name.strip().removeprefix("[[").removesuffix("]]"),
+                                             "wiki", None, None, None, 0), ledger)]
+
+    def nudge(self, *, now: datetime | date | str | None = None, context: str | None = None,
+              record: bool = True):
+        """One proactive tick (SPEC 8): at most one message, or silence and why. It
+        records what it shows (fatigue and the daily cap count it); `record=False` is a
+        dry run that stores nothing. `context`: what the user is doing now; an entry whose
+        trigger it matches may nudge on that cue."""
         from .nudge import tick
 
-        return tick(self.store, self.settings, _when(now),
-                    oscillation=self.settings.nudge_oscillation)
+        when = _when(now)
+        cues = self.cues(context, now=when) if context and context.strip() else {}
+        return tick(self.store, self.settings, when,
+                    oscillation=self.settings.nudge_oscillation, cues=cues, record=record)
+
+    def cues(self, context: str, *, now: datetime | date | str | None = None
+             ) -> dict[str, str]:
+        """{entry id: why} for the open entries whose trigger `context` matches: the due
+        set's "triggered" group, fired on the context itself (grounded, not by a date in
+        the condition), by the very matcher `due --context` uses, so that a nudge and the
+        due set never disagree about a cue."""
+        found = self.due(context=context, now=now, horizon=0)  # read by its JSON's names
+        return {item.id: item.why for item in found.results
+                if item.group == "triggered" and item.grounded}
 
     def feedback(self, item_id: str, answer: str, *, snooze=None, now: datetime | None = None):
         """Record the answer to an item's latest nudge: accept, dismiss or snooze."""
         from .nudge import record_feedback
 
         found = record_feedback(self.store, item_id, answer, _when(now), snooze)
+        if found is None and not self.store.execute(
+                "SELECT 1 FROM entries WHERE id = ? UNION ALL SELECT 1 FROM prospective "
+                "WHERE id = ?", [item_id, item_id]).fetchone():
+            raise NotFoundError(f"no such id {item_id!r}: nudges name ledger entries and "
+                                "prospective items by the id they print")
         if found is None:
             raise NotFoundError(f"no nudge was ever shown for {item_id!r}: nothing to answer")
         return found
@@ -163,17 +350,29 @@ class Vault:
     # -- reads -------------------------------------------------------------------------
 
     def query(self, text: str, *, now: datetime | None = None, log: bool = True,
-              limit: int = 10, prefix: str | None = None, **options: Any):
+              limit: int = 10, **options: Any):
         """Rank notes for `text` (SPEC 5). `options`: any `rank.QueryOptions` field
         (weight, prospective, floor, include_closed, explain, mode, …); unset ones take
-        the vault's settings. `log=False` leaves the mention log alone."""
-        from .rank import QueryOptions, run_query
+        the vault's settings. `log=False` leaves the mention log alone.
 
+        Filters (`filters.Filters.build`), applied before ranking: `folders` and
+        `not_folders` (vault-relative folders, a string or a list), `tags` (all of them;
+        "-x" excludes x) and `not_tags`, `where` ("key=value" / "key!=value" on front
+        matter, all of them), `changed_since` / `changed_before` (a date or datetime, the
+        file's modification time), `include_ledger` (ledger notes are no hits otherwise).
+        """
+        from dataclasses import fields
+
+        from .rank import FILTER_FIELDS, QueryOptions, run_query
+
+        unknown = set(options) - {f.name for f in fields(QueryOptions)} - set(FILTER_FIELDS)
+        if unknown:
+            raise UsageError(f"`query()` takes no option {', '.join(sorted(unknown))}")
         if not text.strip():
             raise UsageError("the query is empty: say what you are looking for")
         if limit < 1:
             raise UsageError(f"limit {limit}: ask for at least one result")
-        opts = QueryOptions.from_settings(self.settings, limit=limit, prefix=prefix, **options)
+        opts = QueryOptions.from_settings(self.settings, limit=limit, **options)
         if not log:
             opts = replace(opts, log_mentions=0)
         return run_query(self.store, self.query_embedder, text, opts, _when(now),
@@ -199,9 +398,12 @@ class Vault:
 
     def ledger(self, *, include_closed: bool = False):
         """Ledger entries with status, linked notes and revision counts."""
+        from .appended import lost
         from .commitments import list_entries
 
-        return list_entries(self.store, include_closed)
+        result = list_entries(self.store, include_closed)
+        result.lost = lost(self.store)
+        return result
 
     def history(self, entry_id: str):
         """One entry's typed revisions (created, rescheduled, …, removed)."""
@@ -209,8 +411,8 @@ class Vault:
 
         found = history(self.store, entry_id)
         if found is None:
-            raise NotFoundError(f"no ledger entry {entry_id!r}: `vaultmem ledger --all` "
-                                "lists them")
+            raise NotFoundError(f"no ledger entry {entry_id!r}: `ledger(include_closed=True)` "
+                                "lists every id")
         return found
 
     def items(self, *, include_closed: bool = False):
@@ -228,6 +430,36 @@ class Vault:
             raise UsageError("name a note: a vault-relative path or its name")
         return get_note(self.store, self.settings.vault, path)
 
+    def related(self, note: str, *, limit: int = 10, depth: int = 2,
+                now: datetime | None = None):
+        """The notes closest to `note` (a path, or a name as a link writes it) by meaning,
+        links (`depth` 1 or 2) and shared tags, each with its reasons; and the note's open
+        commitments with what fires on them at `now`. A read; no model is loaded."""
+        from .related import related
+
+        if not note.strip():
+            raise UsageError("name a note: a vault-relative path or its name")
+        if limit < 1:
+            raise UsageError(f"limit {limit}: ask for at least one result")
+        if depth not in (1, 2):
+            raise UsageError(f"`depth` {depth}: links are followed 1 or 2 steps")
+        fingerprint, dim = self._vector_space()
+        return related(self.store, self.settings, note, _when(now), fingerprint, dim,
+                       limit=limit, depth=depth)
+
+    def _vector_space(self) -> tuple[str, int]:
+        """(fingerprint, dimension) of the stored vectors this vault's model reads,
+        without loading the model: the dimension is a stored vector's length."""
+        from .embed import fingerprint_for
+
+        fingerprint = (self._embedder.fingerprint if self._embedder is not None
+                       else fingerprint_for(self.settings))
+        if getattr(self._embedder, "dim", 0):
+            return fingerprint, self._embedder.dim
+        row = self.store.execute("SELECT length(vector) FROM vectors WHERE fingerprint = ? "
+                                 "LIMIT 1", [fingerprint]).fetchone()
+        return fingerprint, (row[0] // 4 if row else 0)  # float32
+
     def status(self):
         """Counts, last runs, unresolved links, warnings, and every effective setting."""
         from .status import Status, gather
@@ -244,18 +476,29 @@ class Vault:
 
         return suggestions(self.store, self.settings, since, min_confidence)
 
-    def accept(self, cand: str, edit: str | None = None, *, now: datetime | None = None):
-        """Append candidate `cand` to the ledger (as `ledger add` does: one line, atomic,
-        a new block id) and mark it accepted. `edit` replaces the action text. The next
-        index reads the line like any hand-written one."""
-        from .candidates import accept
+    def accept(self, cands: str | list[str] | tuple[str, ...], edit: str | None = None, *,
+               now: datetime | date | str | None = None):
+        """Append each candidate in `cands` to the ledger (as `ledger add` does: one line
+        each, atomic, a new block id), mark them accepted and bring the store in step.
+        `edit` replaces the action text (of a single candidate). All are checked before
+        anything is written."""
+        from .candidates import Decisions, accept, acceptable
 
+        ids = [cands] if isinstance(cands, str) else list(dict.fromkeys(cands))
+        if not ids:
+            raise UsageError("`cands`: name at least one candidate")
         if edit is not None and not edit.strip():
-            raise UsageError("--edit is empty: give the commitment's text, or leave it out")
-        return accept(self.store, self.settings, cand, edit, _when(now))
+            raise UsageError("`edit` is empty: give the commitment's text, or leave it out")
+        if edit is not None and len(ids) > 1:
+            raise UsageError("`edit` rewords one candidate: accept the others on their own")
+        for cand in ids:
+            acceptable(self.store, cand)
+        when_ = _when(now)
+        done = [accept(self.store, self.settings, cand, edit, when_) for cand in ids]
+        return Decisions(done, self._in_step(when_))
 
-    def reject(self, cand: str, *, now: datetime | None = None):
+    def reject(self, cand: str, *, now: datetime | date | str | None = None):
         """Hide candidate `cand` from `suggestions` for good (kept, marked rejected)."""
-        from .candidates import reject
+        from .candidates import Decisions, reject
 
-        return reject(self.store, cand, _when(now))
+        return Decisions([reject(self.store, cand, _when(now))])

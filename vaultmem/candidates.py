@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import PurePosixPath
 
-from . import form, ledger_append, ledger_sync
+from . import appended, form, ledger_append, ledger_sync
 from .config import Settings
 from .errors import NotFoundError, UsageError, VaultmemError
 from .ledger import STOP_WORDS, LedgerEntry, new_id
@@ -36,15 +36,24 @@ _CHANGES = ("text", "action", "condition", "due", "start")  # what a candidate-c
 
 
 def sync_note(store: Store, settings: Settings, note_id: int, path: str, parsed,
-              text: str | None, mtime_ns: int | None, stamp: str) -> None:
+              text: str | None, mtime_ns: int | None, stamp: str,
+              found: tuple[list[form.Candidate], date | None] | None = None) -> None:
     """Form for one (re)parsed note, in the caller's transaction: its candidates found,
-    changed or retired. Ledger notes hold entries, not candidates."""
-    drafts: list[form.Candidate] = []
+    changed or retired. Ledger notes hold entries, not candidates. `found`: what
+    `find` returned for this note, when the caller ran it already."""
+    drafts, day = found if found is not None else find(settings, path, parsed, text, mtime_ns)
+    _reconcile(store, note_id, path, drafts, day, stamp)
+
+
+def find(settings: Settings, path: str, parsed, text: str | None, mtime_ns: int | None
+         ) -> tuple[list[form.Candidate], date | None]:
+    """(the candidates Form finds in a note, the day they are read against). Pure: the
+    indexer runs it under the parse budget."""
     day = form.note_day(parsed.frontmatter, path, mtime_ns)
     note_type = parsed.frontmatter.get("type")
     if text and day and not ledger_sync.is_ledger(path, str(note_type or ""), settings):
-        drafts = form.extract(text, day).candidates
-    _reconcile(store, note_id, path, drafts, day, stamp)
+        return form.extract(text, day).candidates, day
+    return [], day
 
 
 def retire_note(store: Store, note_id: int, stamp: str) -> None:
@@ -311,7 +320,7 @@ def _link_names(store: Store) -> dict[int, str]:
 
 @dataclass
 class Decision:
-    """`ledger accept` / `ledger reject`: what became of a candidate."""
+    """What became of one candidate (an item of `ledger accept` / `ledger reject`)."""
 
     id: str
     status: str  # accepted | rejected
@@ -321,7 +330,20 @@ class Decision:
     text: str | None = None  # the line appended
 
     def as_dict(self) -> dict:
-        return {"schema": SCHEMA, "results": [dict(self.__dict__)]}
+        return dict(self.__dict__)
+
+
+@dataclass
+class Decisions:
+    """`ledger accept` / `ledger reject`: the candidates decided, in the order given;
+    `indexed`: whether the store was brought in step with the lines appended."""
+
+    results: list[Decision]
+    indexed: bool = True
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "results": [d.as_dict() for d in self.results],
+                "indexed": self.indexed}
 
 
 def _candidate(store: Store, cand_id: str) -> dict:
@@ -331,32 +353,39 @@ def _candidate(store: Store, cand_id: str) -> dict:
         "JOIN notes n ON n.id = c.note_id "
         "WHERE c.id = ?", [cand_id]).fetchone()
     if row is None:
-        raise NotFoundError(f"no candidate {cand_id!r}: `vaultmem ledger suggest` lists them")
+        raise NotFoundError(f"no candidate {cand_id!r}: `suggestions()` lists them")
     keys = ("id", "status", "present", "action", "condition", "due", "links", "entry_id",
             "note_id", "path", "line", "start")
     return dict(zip(keys, row, strict=True))
+
+
+def acceptable(store: Store, cand_id: str) -> dict:
+    """The candidate, if it can be accepted; else the error saying why not."""
+    cand = _candidate(store, cand_id)
+    if cand["status"] == "accepted":
+        raise VaultmemError(f"{cand_id} was already accepted as ledger entry "
+                            f"{cand['entry_id']}: nothing written")
+    if not cand["present"]:
+        raise VaultmemError(f"{cand_id}: its line is gone from {cand['path']} (as of the "
+                            "last `index()`): nothing written")
+    return cand
 
 
 def accept(store: Store, settings: Settings, cand_id: str, edit: str | None,
            now: datetime) -> Decision:
     """Append the candidate to the ledger (the first of `ledger_notes`) through the same
     atomic append as `ledger add`, then mark it accepted. `edit` replaces its action."""
-    cand = _candidate(store, cand_id)
-    if cand["status"] == "accepted":
-        raise VaultmemError(f"{cand_id} was already accepted as ledger entry "
-                            f"{cand['entry_id']}: nothing written")
-    if not cand["present"]:
-        raise VaultmemError(f"{cand_id}: its line is gone from {cand['path']} "
-                            "(run `vaultmem index`): nothing written")
+    cand = acceptable(store, cand_id)
     action = cand["action"] if edit is None else edit
     source = _link_names(store).get(cand["note_id"], PurePosixPath(cand["path"]).stem)
     links = tuple(dict.fromkeys([source, *json.loads(cand["links"] or "[]")]))
-    taken = {row[0] for row in store.execute("SELECT id FROM entries")}
+    taken = {row[0] for row in store.execute("SELECT id FROM entries")} | appended.ids(store)
     added = ledger_append.add(
         settings.vault, settings.ledger_notes[0], action,
         due=_day(cand["due"]), when=cand["condition"], links=links, taken=taken,
         start=_day(cand["start"]))
     stamp = now.isoformat(timespec="seconds")
+    appended.remember(store, added, stamp)
     with store.atomic():
         store.execute("UPDATE candidates SET status = 'accepted', entry_id = ?, decided_at = ?, "
                       "updated_at = ? WHERE id = ?", [added.id, stamp, stamp, cand_id])

@@ -7,17 +7,18 @@ imported inside the commands so `vaultmem --help` stays light.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .errors import UsageError, VaultmemError
+from .errors import UsageError, VaultmemError, in_terms
 
 app = typer.Typer(
     help="A forward-looking memory for a markdown notes vault.",
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    no_args_is_help=True, pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -32,6 +33,18 @@ NowOpt = Annotated[str | None, typer.Option(
     "--now", help="The current time, ISO date or datetime (default: the system clock).",
     show_default=False)]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
+
+
+def _complete_note(ctx: typer.Context, incomplete: str):
+    from .completion import note_names
+
+    return note_names(ctx, incomplete)
+
+
+def _complete_entry(ctx: typer.Context, incomplete: str):
+    from .completion import entry_ids
+
+    return entry_ids(ctx, incomplete)
 
 
 def parse_now(value: str | None) -> datetime | None:
@@ -57,11 +70,12 @@ def parse_day(value: str | None, flag: str) -> date | None:
                                  param_hint=flag) from None
 
 
-def _vault(vault, db, *, create: bool = False, **flags):
-    """Open the vault (the library does the folder check and finds the root)."""
+def _vault(vault, db, *, create: bool = False, preload: bool = False):
+    """Open the vault (the library does the folder check and finds the root). Options of
+    a call go to the call, as the MCP server passes them: one route for every face."""
     from .api import Vault
 
-    return Vault.open(vault, db, create=create, **flags)
+    return Vault.open(vault, db, create=create, preload=preload)
 
 
 def _version(value: bool) -> None:
@@ -99,23 +113,90 @@ def index(
         with render.progress(not json_) as bar:
             report = rebuild_vault(vault_arg or vault, db, now=when, progress=bar)
         return render.index_report(report, json_)
-    with _vault(vault_arg or vault, db, create=True) as v, \
+    with _stop_on_sigterm("index"), _vault(vault_arg or vault, db, create=True) as v, \
             render.progress(not json_) as bar:
         report = v.index(full=full, now=when, progress=bar)
     render.index_report(report, json_)
+
+
+FormatOpt = Annotated[str | None, typer.Option(
+    "--format", help="For scripts: paths (one per line), md, csv or json (as --json).",
+    show_default=False)]
+FORMATS = ("paths", "md", "csv", "json")
+
+
+def output_format(fmt: str | None, json_: bool) -> str | None:
+    """--format, with --json as `--format json`; None is the terminal view."""
+    if fmt is not None and fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r}: use {', '.join(FORMATS)}", param_hint="--format")
+    if json_ and fmt not in (None, "json"):
+        raise typer.BadParameter(f"--json and --format {fmt} ask for two formats: give one",
+                                 param_hint="--format")
+    return "json" if json_ else fmt
+
+
+def _many(values: list[str] | None) -> list[str] | None:
+    return values or None
+
+
+@contextmanager
+def _stop_on_sigterm(what: str):
+    """SIGTERM (a service manager, `kill`) stops a run as Ctrl-C does: between two
+    statements, the open transaction rolled back, the run recorded as interrupted, one
+    line and exit 1, instead of dying with the run still marked running."""
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if main_thread else None
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise VaultmemError(f"stopped: the {what} run was interrupted; what it committed is "
+                            f"kept, and the next `vaultmem {what}` finishes the rest") from None
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 @app.command()
 def query(
     text: Annotated[str, typer.Argument(help="What you are looking for, or the current context.")],
     limit: Annotated[int, typer.Option("-k", "--limit", min=1, help="How many results.")] = 10,
-    prefix: Annotated[str | None, typer.Option(
-        "--in", help="Only notes under this vault-relative folder.", show_default=False)] = None,
+    folders: Annotated[list[str] | None, typer.Option(
+        "--in", metavar="FOLDER", help="Only notes under this vault-relative folder "
+        "(repeat for several).", show_default=False)] = None,
+    not_folders: Annotated[list[str] | None, typer.Option(
+        "--not-in", metavar="FOLDER", help="Leave out notes under this folder (repeatable).",
+        show_default=False)] = None,
+    tags: Annotated[list[str] | None, typer.Option(
+        "--tag", metavar="TAG", help="Only notes tagged TAG or a tag under it (repeat: all "
+        "of them); -TAG leaves them out.", show_default=False)] = None,
+    not_tags: Annotated[list[str] | None, typer.Option(
+        "--not-tag", metavar="TAG", help="Leave out notes tagged TAG or under it.",
+        show_default=False)] = None,
+    where: Annotated[list[str] | None, typer.Option(
+        "--where", metavar="KEY=VALUE", help="Only notes whose front matter has KEY=VALUE "
+        "(a list: among its items), or KEY!=VALUE; repeat: all of them.",
+        show_default=False)] = None,
+    changed_since: Annotated[str | None, typer.Option(
+        "--changed-since", metavar="DATE", help="Only notes whose file changed on or after "
+        "DATE (YYYY-MM-DD or a datetime).", show_default=False)] = None,
+    changed_before: Annotated[str | None, typer.Option(
+        "--changed-before", metavar="DATE", help="Only notes whose file changed before DATE.",
+        show_default=False)] = None,
+    include_ledger: Annotated[bool, typer.Option(
+        "--include-ledger", help="Ledger notes as results too (the firing strip speaks for "
+        "their commitments).")] = False,
     weight: Annotated[float | None, typer.Option(
         "--weight", min=0.0, help="W: the standing-salience blend (default from config).",
         show_default=False)] = None,
     no_prospective: Annotated[bool, typer.Option(
-        "--no-prospective", help="Pure cosine: no salience, no firing boost.")] = False,
+        "--no-prospective", help="Relevance alone (words and meaning, as --mode says): "
+                                 "no salience, no firing boost.")] = False,
     floor: Annotated[bool, typer.Option(
         "--floor", help="Pin the notes of commitments that fire on the query first.")] = False,
     include_closed: Annotated[bool, typer.Option(
@@ -125,6 +206,11 @@ def query(
         "--mode", help="hybrid (default), dense or lexical.", show_default=False)] = None,
     no_log: Annotated[bool, typer.Option(
         "--no-log", help="Do not log the top results as mentions for salience.")] = False,
+    open_: Annotated[bool, typer.Option(
+        "--open", help="Open the first result in Obsidian.")] = False,
+    editor: Annotated[bool, typer.Option(
+        "--editor", help="Open the first result in $EDITOR instead (implies --open).")] = False,
+    fmt: FormatOpt = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -132,13 +218,32 @@ def query(
     from . import render
 
     when = parse_now(now)
+    fmt = output_format(fmt, json_)
     if mode not in (None, "hybrid", "dense", "lexical"):
         raise typer.BadParameter(f"{mode!r}: use hybrid, dense or lexical", param_hint="--mode")
-    with _vault(vault, db, weight=weight, mode=mode, preload=True) as v:
-        result = v.query(text, now=when, log=not no_log, limit=limit, prefix=prefix,
+    with _vault(vault, db, preload=True) as v:
+        result = v.query(text, now=when, log=not no_log, limit=limit, weight=weight, mode=mode,
+                         folders=_many(folders), not_folders=_many(not_folders),
+                         tags=_many(tags), not_tags=_many(not_tags), where=_many(where),
+                         changed_since=changed_since, changed_before=changed_before,
+                         include_ledger=include_ledger,
                          prospective=not no_prospective, floor=floor,
                          include_closed=include_closed, explain=explain)
-    render.query_result(result, json_, explain)
+        root = v.settings.vault
+    render.query_result(result, explain=explain, fmt=fmt, vault=root)
+    if open_ or editor:
+        _open_first(root, result, editor)
+
+
+def _open_first(root: Path, result, editor: bool) -> None:
+    """Open the first result where its user reads it (`opener`)."""
+    from . import opener
+
+    if not result.results:
+        raise VaultmemError("nothing to open: the query returned no note")
+    path = result.results[0].path
+    where = opener.open_note(root, path, editor=editor)
+    sys.stderr.write(f"opened {path} in {where}\n")
 
 
 @app.command()
@@ -148,7 +253,7 @@ def salience(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_
     from . import render
 
     when = parse_now(now)
-    with _vault(vault, db) as v:
+    with _stop_on_sigterm("salience"), _vault(vault, db) as v:
         report = v.salience(now=when)
     render.salience_report(report, json_)
 
@@ -175,7 +280,8 @@ def due(
 
 ledger_app = typer.Typer(
     help="List ledger entries; `ledger show ID` prints one entry's history; `ledger add` "
-         "appends a commitment; `ledger suggest` offers the ones found in your notes.",
+         "appends a commitment; `ledger done`, `cancel` and `move` close or reschedule one; "
+         "`ledger suggest` offers the ones found in your notes.",
     invoke_without_command=True, no_args_is_help=False)
 app.add_typer(ledger_app, name="ledger")
 
@@ -203,7 +309,8 @@ def ledger_list(
 
 @ledger_app.command("show")
 def ledger_show(
-    entry_id: Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.")],
+    entry_id: Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.",
+                                            autocompletion=_complete_entry)],
     vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
 ) -> None:
     """One entry's full history of revisions."""
@@ -217,24 +324,101 @@ def ledger_show(
 def ledger_add(
     text: Annotated[str, typer.Argument(help="What to do, e.g. 'Pay the plumber'.")],
     due_on: Annotated[str | None, typer.Option(
-        "--due", help="Due date, YYYY-MM-DD.", show_default=False)] = None,
+        "--due", help="Due date: YYYY-MM-DD or words ('next friday', 'end of the month').",
+        show_default=False)] = None,
+    start: Annotated[str | None, typer.Option(
+        "--start", help="Start date (🛫), when the firing window opens: a date or words.",
+        show_default=False)] = None,
+    scheduled: Annotated[str | None, typer.Option(
+        "--scheduled", help="Scheduled date (⏳): a date or words.", show_default=False)] = None,
     when: Annotated[str | None, typer.Option(
         "--when", help="Trigger condition, e.g. 'the invoice arrives'.",
+        show_default=False)] = None,
+    keywords: Annotated[str | None, typer.Option(
+        "--keywords", help="Words that fire it, comma-separated: 'invoice, plumber'.",
         show_default=False)] = None,
     link: Annotated[list[str] | None, typer.Option(
         "--link", help="A note it concerns (repeat for several).", show_default=False)] = None,
     project: Annotated[str | None, typer.Option(
         "--project", help="Its project.", show_default=False)] = None,
-    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
 ) -> None:
-    """Append one commitment to the ledger note, with a new block id (other lines untouched)."""
+    """Append one commitment to the ledger note, with a new block id (other lines untouched),
+    and bring the index in step with it."""
     from . import render
 
-    day = parse_day(due_on, "--due")
+    when_ = parse_now(now)
+    words = tuple(w.strip() for w in (keywords or "").split(",") if w.strip())
     with _vault(vault, db) as v:
-        added = v.add_commitment(text, due=day, when=when, links=tuple(link or ()),
-                                 project=project)
+        added = v.add_commitment(text, due=due_on, when=when, links=tuple(link or ()),
+                                 project=project, start=start, scheduled=scheduled,
+                                 keywords=words, now=when_)
     render.added(added, json_)
+
+
+EntryArg = Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.",
+                                         autocompletion=_complete_entry)]
+OnOpt = Annotated[str | None, typer.Option(
+    "--on", help="The day it happened: YYYY-MM-DD or words (default: today).",
+    show_default=False)]
+
+
+@ledger_app.command("done")
+def ledger_done(entry_id: EntryArg, on: OnOpt = None, vault: VaultOpt = None,
+                db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+                debug: DebugOpt = False) -> None:
+    """Check a commitment off: its line gets ✅ and the day, as Obsidian Tasks writes it (a
+    recurring one also gets its next occurrence)."""
+    from . import render
+
+    when_ = parse_now(now)
+    with _vault(vault, db) as v:
+        render.revised(v.complete_commitment(entry_id, on=on, now=when_), json_)
+
+
+@ledger_app.command("cancel")
+def ledger_cancel(entry_id: EntryArg, on: OnOpt = None, vault: VaultOpt = None,
+                  db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+                  debug: DebugOpt = False) -> None:
+    """Cancel a commitment: its line gets [-] and ❌ with the day, as Obsidian Tasks writes it."""
+    from . import render
+
+    when_ = parse_now(now)
+    with _vault(vault, db) as v:
+        render.revised(v.cancel_commitment(entry_id, on=on, now=when_), json_)
+
+
+@ledger_app.command("move")
+def ledger_move(
+    entry_id: EntryArg,
+    due_on: Annotated[str, typer.Option(
+        "--due", help="The new due date: YYYY-MM-DD or words ('next friday').")],
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Reschedule a commitment: its line gets the new 📅 due date (nothing else changes)."""
+    from . import render
+
+    when_ = parse_now(now)
+    with _vault(vault, db) as v:
+        render.revised(v.reschedule_commitment(entry_id, due_on, now=when_), json_)
+
+
+@ledger_app.command("restore")
+def ledger_restore(
+    entry_id: Annotated[str, typer.Argument(
+        metavar="ID", help="A lost line's id, from `ledger` (or `status`).")],
+    drop: Annotated[bool, typer.Option(
+        "--drop", help="Forget it instead: the line was removed on purpose.")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+) -> None:
+    """Put back a line `ledger add` appended that the ledger was saved without (an editor
+    holding an older copy), or --drop the offer."""
+    from . import render
+
+    with _vault(vault, db) as v:
+        render.restored(v.restore(entry_id, drop=drop), json_)
 
 
 @ledger_app.command("suggest")
@@ -259,21 +443,21 @@ def ledger_suggest(
 
 @ledger_app.command("accept")
 def ledger_accept(
-    cand: Annotated[str, typer.Argument(metavar="CAND", help="A candidate id from `ledger "
-                                        "suggest`.")],
+    cands: Annotated[list[str], typer.Argument(
+        metavar="CAND...", help="Candidate ids from `ledger suggest` (one or more).")],
     edit: Annotated[str | None, typer.Option(
-        "--edit", help="Your own wording of the commitment (replaces the action).",
+        "--edit", help="Your own wording of the commitment (replaces the action; one CAND).",
         show_default=False)] = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Append a suggested commitment to the ledger (as `ledger add` does) and mark it
+    """Append suggested commitments to the ledger (as `ledger add` does) and mark them
     accepted."""
     from . import render
 
     when = parse_now(now)
     with _vault(vault, db) as v:
-        render.decision(v.accept(cand, edit, now=when), json_)
+        render.decision(v.accept(cands, edit, now=when), json_)
 
 
 @ledger_app.command("reject")
@@ -294,7 +478,8 @@ def ledger_reject(
 @app.command()
 def get(
     path: Annotated[str, typer.Argument(
-        metavar="PATH", help="A vault-relative path, or a note name as a link writes it.")],
+        metavar="PATH", help="A vault-relative path, or a note name as a link writes it.",
+        autocompletion=_complete_note)],
     vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
 ) -> None:
     """One note as stored and on disk: front matter, text, links, backlinks, commitments."""
@@ -305,18 +490,50 @@ def get(
 
 
 @app.command()
-def nudge(
-    verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="When silent, say why on stderr.")] = False,
+def related(
+    note: Annotated[str, typer.Argument(
+        metavar="NOTE", help="A vault-relative path, or a note name as a link writes it.",
+        autocompletion=_complete_note)],
+    limit: Annotated[int, typer.Option("-k", "--limit", min=1, help="How many notes.")] = 10,
+    depth: Annotated[int, typer.Option(
+        "--depth", min=1, max=2, help="Follow links 1 or 2 steps.")] = 2,
+    fmt: FormatOpt = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """One proactive tick: print at most one nudge, or nothing (run it every 15 minutes)."""
+    """Notes close to NOTE by meaning, links (1-2 steps) and shared tags, each with its
+    reasons; and NOTE's open commitments, with what fires on them now."""
+    from . import render
+
+    when = parse_now(now)
+    fmt = output_format(fmt, json_)
+    with _vault(vault, db) as v:
+        result = v.related(note, limit=limit, depth=depth, now=when)
+        root = v.settings.vault
+    render.related(result, fmt, vault=root)
+
+
+@app.command()
+def nudge(
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="On stderr: why it is silent, and the top candidates with "
+        "their terms and the rule that held each back.")] = False,
+    context: Annotated[str | None, typer.Option(
+        "--context", help="What you are doing now: an entry whose trigger it matches may "
+        "nudge on that cue (the matcher of `due --context`).", show_default=False)] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Record nothing: what a tick would show (for trying --now).")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """One proactive tick: print at most one nudge, or nothing (run it every 15 minutes).
+    What it shows is recorded (fatigue and the daily cap count it), --now included;
+    --dry-run records nothing."""
     from . import render
 
     when = parse_now(now)
     with _vault(vault, db) as v:
-        result = v.nudge(now=when)
+        result = v.nudge(now=when, context=context, record=not dry_run)
     render.nudge(result, json_, verbose)
 
 
@@ -351,7 +568,7 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
     settings = config.load(vault or (None if _env_vault() else find_root(Path.cwd())), db)
     if not settings.vault.is_dir():
         raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
-    exe = shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
+    exe = _own_script() or shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
     target = f"--vault {_quote(settings.vault)}"
     if settings.db != settings.vault / ".vaultmem" / "vaultmem.db":
         target += f" --db {_quote(settings.db)}"
@@ -360,6 +577,14 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
         f"0 * * * *    {exe} index {target} --json >/dev/null\n"
         f"30 3 * * *   {exe} salience {target} >/dev/null\n"
         f"*/15 * * * * {exe} nudge {target}\n")
+
+
+def _own_script() -> str | None:
+    """The `vaultmem` script of the Python running this one (a venv's bin/), so that
+    cron runs this install whatever else is on its PATH."""
+    script = Path(sys.executable).parent / ("vaultmem.exe" if sys.platform == "win32"
+                                            else "vaultmem")
+    return str(script) if script.is_file() else None
 
 
 def _env_vault() -> str | None:
@@ -399,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
     except VaultmemError as exc:
         if debug:
             raise
-        sys.stderr.write(f"vaultmem: {exc}\n")
+        sys.stderr.write(f"vaultmem: {in_terms(str(exc), 'cli')}\n")
         return 2 if isinstance(exc, UsageError) else 1
     except Exception as exc:  # noqa: BLE001 - last resort: one line, not a traceback
         if _is_usage_error(exc):  # typer vendors click: match its exceptions by shape
@@ -410,7 +635,7 @@ def main(argv: list[str] | None = None) -> int:
         from .store import explain  # a damaged or read-only store: one line, what to do
 
         if (known := explain(exc)) is not None:
-            sys.stderr.write(f"vaultmem: {known}\n")
+            sys.stderr.write(f"vaultmem: {in_terms(str(known), 'cli')}\n")
             return 1
         sys.stderr.write(f"vaultmem: internal error: {type(exc).__name__}: {exc} "
                          "(run with --debug for the traceback)\n")
@@ -469,16 +694,37 @@ def mcp_server(
     no_watch: Annotated[bool, typer.Option(
         "--no-watch", help="Check the vault with a walk before each answer instead of a file "
                            "watcher (for file systems without change notification).")] = False,
+    no_index: Annotated[bool, typer.Option(
+        "--no-index", help="Do not build an index for a vault never indexed (exit 1 "
+                           "instead).")] = False,
     vault: VaultOpt = None, db: DbOpt = None, debug: DebugOpt = False,
 ) -> None:
     """Serve the vault to agents: an MCP server on stdio, the index kept fresh.
 
-    Tools: search, get_note, due, ledger, ledger_history, add_commitment, status. The
-    model loads once; before each answer, edits made on disk are indexed.
+    Tools: search, get_note, related, due, ledger, ledger_history, add_commitment,
+    complete_commitment, cancel_commitment, reschedule_commitment, status. The model
+    loads once; a vault never indexed is indexed first (progress on stderr); before each
+    answer, edits made on disk are indexed. SIGTERM or Ctrl-C at any moment: exit 0.
     """
+    _stop_at_once("starting")  # until the server takes over; its SDK takes a while to load
+    sys.stderr.write("vaultmem mcp: starting\n")
+    sys.stderr.flush()
     from .mcp_server import serve
 
-    serve(vault, db, watch=not no_watch, debug=debug)
+    serve(vault, db, watch=not no_watch, debug=debug, index=not no_index)
+
+
+def _stop_at_once(doing: str) -> None:
+    """SIGTERM or SIGINT from now on: say so and exit 0 at once (nothing is open yet)."""
+    import os
+    import signal
+
+    def handle(signum, frame):
+        os.write(2, f"vaultmem mcp: stopped by {signal.Signals(signum).name} while "
+                    f"{doing}\n".encode())
+        os._exit(0)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handle)
 
 
 @app.command("watch")

@@ -13,6 +13,11 @@ from __future__ import annotations
 from datetime import date, datetime, time
 
 _EXAMPLE = "e.g. 2026-08-15 or 2026-08-15T09:30"
+# The moments `--now` may name. vaultmem adds and subtracts spans of days, months and
+# centuries to the current moment (horizons, windows, decays, recurrences) and Python's
+# dates end at years 1 and 9999: these bounds leave room for every one of them.
+EARLIEST = datetime(1000, 1, 1)
+LATEST = datetime(9000, 12, 31, 23, 59, 59)
 
 
 def local_naive(moment: datetime) -> datetime:
@@ -36,9 +41,23 @@ def parse_now(text: str | None) -> datetime:
         raise ValueError(f"--now is empty: give an ISO date or datetime, {_EXAMPLE}, or "
                          "leave it out for the system clock")
     try:
-        return local_naive(datetime.fromisoformat(text.strip()))
+        moment = datetime.fromisoformat(text.strip())
     except ValueError:
         raise ValueError(f"{text!r} is not an ISO date or datetime, {_EXAMPLE}") from None
+    return in_range(moment)
+
+
+def in_range(moment: datetime) -> datetime:
+    """`moment` as naive local time if vaultmem can compute with it (see EARLIEST,
+    LATEST), else ValueError naming the range."""
+    try:
+        local = local_naive(moment)
+    except (OverflowError, ValueError):  # an offset that carries it past year 1 or 9999
+        local = None
+    if local is None or not EARLIEST <= local <= LATEST:
+        raise ValueError(f"{moment.isoformat()} is out of range: give a moment between "
+                         f"{EARLIEST.date()} and {LATEST.date()}")
+    return local
 
 
 def moment(text: str | None) -> datetime | None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import clock, trigger
 from .config import Settings
+from .rows import Item
 from .schema import SCHEMA
 from .store import Store
 
@@ -47,9 +48,25 @@ class Firing:
 
     def as_dict(self, notes: list[str]) -> dict:
         """The firing lane's row (SPEC 1): what fires, on the query or in the background."""
-        return {"id": self.entry.id, "action": self.entry.action, "grounded": self.grounded,
-                "kind": self.kind, "strength": round(self.strength, 3), "notes": notes,
-                "why": self.why}
+        return self.row(notes).as_dict()
+
+    def row(self, notes: list[str]) -> FiringRow:
+        """The firing lane's typed row, with the paths of the notes it links."""
+        return FiringRow(self.entry.id, self.entry.action, self.grounded, self.kind,
+                         round(self.strength, 3), notes, self.why)
+
+
+@dataclass
+class FiringRow(Item):
+    """One item of a query's `firing` lane: an open entry firing now, and why."""
+
+    id: str
+    action: str
+    grounded: bool
+    kind: str
+    strength: float
+    notes: list[str]
+    why: str
 
 
 def may_fire_on(store: Store, now: datetime) -> bool:
@@ -273,6 +290,24 @@ class DueItem:
                 "fires_from": e.fires_from.isoformat() if e.fires_from else None,
                 "ledger": e.ledger_path, "line": e.line, "notes": self.notes, **self.details}
 
+    # The JSON's keys as attributes: `item.id`, `item.due` (ISO, as in JSON), …
+    id = property(lambda self: self.entry.id)
+    action = property(lambda self: self.entry.action)
+    condition = property(lambda self: self.entry.condition)
+    due = property(lambda self: self.entry.due.isoformat() if self.entry.due else None)
+    fires_from = property(lambda self: self.entry.fires_from.isoformat()
+                          if self.entry.fires_from else None)
+    ledger = property(lambda self: self.entry.ledger_path)
+    line = property(lambda self: self.entry.line)
+    grounded = property(lambda self: self.details.get("grounded"))
+    strength = property(lambda self: self.details.get("strength"))
+    half = property(lambda self: self.details.get("half"))
+    keyword_score = property(lambda self: self.details.get("keyword_score"))
+    semantic_score = property(lambda self: self.details.get("semantic_score"))
+
+    def __getitem__(self, key: str):
+        return self.as_dict()[key]
+
 
 @dataclass
 class DueResult:
@@ -315,13 +350,21 @@ def due_set(store: Store, settings: Settings, now: datetime, context: trigger.Co
         why = (f"due {when} ({start.isoformat()})" if start == entry.due
                else f"window opens {when} ({start.isoformat()})")
         items.append(DueItem(entry, "upcoming", why, "upcoming", []))
-    items.sort(key=lambda item: (GROUPS.index(item.group),
-                                 item.entry.fires_from or today if item.group == "upcoming"
-                                 else today))
+    items.sort(key=lambda item: (GROUPS.index(item.group), _day_in_group(item, today)))
     paths = _paths(store, {i for item in items for i in item.entry.note_ids})
     for item in items:
         item.notes = [paths[i] for i in item.entry.note_ids if i in paths]
     return DueResult(now, context.text if context else None, horizon, items)
+
+
+def _day_in_group(item: DueItem, today: date) -> date:
+    """The order within a group: overdue ones by due date, oldest first; upcoming and
+    open windows by the day they open; the rest keep the firing order (sort is stable)."""
+    if item.group == "overdue":
+        return item.entry.due or today
+    if item.group in ("upcoming", "open"):
+        return item.entry.fires_from or today
+    return today
 
 
 def _group(firing: Firing, today: date) -> str:
@@ -354,13 +397,37 @@ def note_paths(store: Store, ids: list[int]) -> list[str]:
 
 
 @dataclass
-class EntryList:
-    """`vaultmem ledger`: entries with status, linked notes and revision counts."""
+class EntryRow(Item):
+    """One entry of `vaultmem ledger`: `notes` are the paths its links resolve to,
+    `unresolved` the link targets that name no note (yet)."""
 
-    results: list[dict]
+    id: str
+    status: str
+    action: str
+    condition: str | None
+    due: str | None
+    fires_from: str | None
+    ledger: str
+    line: int
+    project: str | None
+    revisions: int
+    priority: str | None
+    recurrence: str | None
+    notes: list[str]
+    unresolved: list[str]
+
+
+@dataclass
+class EntryList:
+    """`vaultmem ledger`: entries with status, linked notes and revision counts; `lost`:
+    lines vaultmem appended that the ledger was saved without (appended.py)."""
+
+    results: list[EntryRow]
+    lost: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"schema": SCHEMA, "results": self.results}
+        return {"schema": SCHEMA, "results": [r.as_dict() for r in self.results],
+                "lost": self.lost}
 
 
 def list_entries(store: Store, include_closed: bool) -> EntryList:
@@ -383,13 +450,19 @@ def list_entries(store: Store, include_closed: bool) -> EntryList:
     out = []
     for r in rows:
         mine = links.get(r[0], [])
-        out.append({"id": r[0], "status": r[1] if r[2] else "removed", "action": r[3],
-                    "condition": r[4], "due": r[5], "fires_from": r[6], "ledger": r[7],
-                    "line": r[8], "project": r[9], "revisions": r[10], "priority": r[11],
-                    "recurrence": r[12],
-                    "notes": [p for _, p in mine if p],
-                    "unresolved": [t for t, p in mine if not p]})
+        out.append(EntryRow(r[0], r[1] if r[2] else "removed", r[3], r[4], r[5], r[6], r[7],
+                            r[8], r[9], r[10], r[11], r[12], [p for _, p in mine if p],
+                            [t for t, p in mine if not p]))
     return EntryList(out)
+
+
+@dataclass
+class RevisionRow(Item):
+    """One typed revision in an entry's history: when, which kind, and its detail."""
+
+    ts: str
+    kind: str
+    detail: dict
 
 
 @dataclass
@@ -402,12 +475,12 @@ class EntryHistory:
     ledger: str
     line: int
     first_seen: str
-    revisions: list[dict]
+    revisions: list[RevisionRow]
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, "id": self.id, "raw": self.raw, "status": self.status,
                 "ledger": self.ledger, "line": self.line, "first_seen": self.first_seen,
-                "revisions": self.revisions}
+                "revisions": [r.as_dict() for r in self.revisions]}
 
 
 def history(store: Store, entry_id: str) -> EntryHistory | None:
@@ -416,8 +489,54 @@ def history(store: Store, entry_id: str) -> EntryHistory | None:
                         "FROM entries WHERE id = ?", [entry_id]).fetchone()
     if row is None:
         return None
-    revisions = [{"ts": ts, "kind": op, "detail": json.loads(detail or "{}")}
+    revisions = [RevisionRow(ts, op, json.loads(detail or "{}"))
                  for ts, op, detail in store.execute(
                      "SELECT ts, op, detail FROM ops WHERE entry_id = ? ORDER BY id", [entry_id])]
     return EntryHistory(row[0], row[1], row[2] if row[3] else "removed", row[4], row[5], row[6],
                         revisions)
+
+
+@dataclass
+class Revised:
+    """`ledger done` / `cancel` / `move`: the line rewritten, and the typed revision the
+    store recorded for it (None when another run was writing the store: `indexed`)."""
+
+    id: str
+    kind: str  # done | occurrence-done | cancelled | rescheduled, as recorded
+    ledger: str
+    line: int
+    text: str
+    was: str
+    occurrence: dict | None  # a recurring entry's done occurrence: id, line, text
+    revision: dict | None  # ts, kind, detail
+    indexed: bool
+
+    def as_dict(self) -> dict:
+        return {"schema": SCHEMA, "id": self.id, "kind": self.kind, "ledger": self.ledger,
+                "line": self.line, "text": self.text, "was": self.was,
+                "occurrence": self.occurrence, "revision": self.revision,
+                "indexed": self.indexed}
+
+
+def revised(store: Store, entry_id: str, edit, now: datetime, indexed: bool) -> Revised:
+    """The document of a rewritten line (`ledger_edit.Edit`): its revision is the one of
+    its kind recorded at `now` for the entry, when the store was brought in step."""
+    stamp = now.isoformat(timespec="seconds")
+    kind = _kind_of(edit)
+    found = history(store, entry_id) if indexed else None
+    revision = next((r.as_dict() for r in reversed(found.revisions if found else [])
+                     if r.ts == stamp and r.kind == kind), None)
+    occurrence = None
+    if edit.occurrence is not None:
+        name = (revision or {}).get("detail", {}).get("occurrence")
+        occurrence = {"id": name, "line": edit.occurrence[0], "text": edit.occurrence[1]}
+    return Revised(entry_id, kind, edit.ledger, edit.line, edit.text, edit.was, occurrence,
+                   revision, indexed)
+
+
+def _kind_of(edit) -> str:
+    """What the ledger will record for the rewritten line, when the store could not yet."""
+    if edit.occurrence is not None:
+        return "occurrence-done"
+    mark = edit.text.lstrip(" \t>-*+0123456789.)")[:3]
+    return {"[x]": "done", "[-]": "cancelled"}.get(mark, "rescheduled")

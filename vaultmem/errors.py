@@ -1,5 +1,7 @@
 """The one exception family. Messages are for users: say what is wrong and what to do."""
 
+import shutil
+
 
 class VaultmemError(Exception):
     """A domain failure: the CLI prints the message on one line and exits 1."""
@@ -50,3 +52,69 @@ class StoreReadOnlyError(VaultmemError):
         super().__init__(
             f"the store {path} is read-only (its file or folder cannot be written): queries "
             f"work, but {what} needs write access")
+
+
+class NewerStoreError(VaultmemError):
+    """The store was made by a newer vaultmem: nothing is read or written."""
+
+    def __init__(self, path, schema: int, known: int, unknown: list[str] = ()):
+        names = f"; migrations unknown here: {', '.join(unknown)}" if unknown else ""
+        super().__init__(
+            f"the store {path} was made by a newer vaultmem (schema {schema} > {known}"
+            f"{names}): upgrade vaultmem (`pip install -U vaultmem`) to use it, or point "
+            "`db` at another store")
+
+
+class VaultGoneError(VaultmemError):
+    """The vault folder went away (deleted, moved, unmounted) before or during a run."""
+
+    def __init__(self, path):
+        super().__init__(
+            f"the vault disappeared at {path} (deleted, moved or unmounted) during the index "
+            "run: what the index held is kept; run `vaultmem index` again once the folder "
+            "is back")
+
+
+class DiskFullError(VaultmemError):
+    """The disk under the store (or the vault) has no room left for a write."""
+
+    def __init__(self, folder):
+        try:
+            free = f"{shutil.disk_usage(folder).free / 1e6:.0f} MB free"
+        except OSError:
+            free = "free space unknown"
+        super().__init__(f"the disk is full ({free} at {folder}): free some space, then run "
+                         "the command again (what was written before is kept)")
+
+
+# Core messages name a parameter or a call the way the library spells it, in backticks
+# (`folders`, `ledger(include_closed=True)`); each face says it in its own words, once,
+# where it prints the message: the CLI's flags and commands, the MCP server's tools.
+TERMS = {
+    "cli": {
+        "now": "--now", "folders": "--in", "not_folders": "--not-in", "tags": "--tag",
+        "not_tags": "--not-tag", "where": "--where", "changed_since": "--changed-since",
+        "changed_before": "--changed-before", "depth": "--depth",
+        "edit": "--edit", "snooze": "--for",
+        "links": "--link", "when": "--when", "due": "--due", "start": "--start",
+        "scheduled": "--scheduled", "keywords": "--keywords", "project": "--project",
+        "on": "--on", "limit": "-k/--limit", "horizon": "--horizon", "weight": "--weight",
+        "db": "--db", "cands": "CAND",
+        "ledger(include_closed=True)": "`vaultmem ledger --all`",
+        "suggestions()": "`vaultmem ledger suggest`", "index()": "`vaultmem index`",
+        "query()": "`vaultmem query`",
+    },
+    "mcp": {
+        "ledger(include_closed=True)": "the `ledger` tool with include_closed",
+        "query()": "`search`", "index()": "indexing",
+        "suggestions()": "`vaultmem ledger suggest`",
+    },
+}
+
+
+def in_terms(message: str, face: str) -> str:
+    """`message` with the library's terms said as `face` ("cli", "mcp") says them."""
+    import re
+
+    words = TERMS.get(face, {})
+    return re.sub(r"`([^`]+)`", lambda m: words.get(m.group(1), m.group(0)), message)

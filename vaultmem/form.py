@@ -47,9 +47,31 @@ class Unit:
         return self.line + sum(1 for b in self.breaks if b <= offset)
 
 
-_COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
+_COMMENTS = (("%%", "%%"), ("<!--", "-->"))
 _TASK_MARK = re.compile(r"^\[(.)\]\s+")
 _CODE_MARK = "\u2063"  # stands in for inline code in the text the cues are read from
+
+
+def _blank_comments(body: str) -> str:
+    """`body` with each `%% ... %%` and `<!-- ... -->` turned into spaces (line breaks
+    kept), the earliest opener first. Linear: each kind's next opener is found once and
+    looked for again only once the text before it is done, and an opener that finds
+    no closer means no later opener of its kind can, so that kind is dropped (a search
+    from every unclosed `<!--` to the end of the note was quadratic)."""
+    parts, done = [], 0
+    ahead = {kind: body.find(kind[0]) for kind in _COMMENTS}  # next opener of each kind
+    while ahead := {kind: at for kind, at in ahead.items() if at >= 0}:
+        (opener, closer), start = min(ahead.items(), key=lambda item: item[1])
+        end = body.find(closer, start + len(opener))
+        if end < 0:
+            del ahead[(opener, closer)]
+            continue
+        end += len(closer)
+        parts += [body[done:start], re.sub(r"[^\n]", " ", body[start:end])]
+        done = end
+        ahead = {kind: at if at >= done else body.find(kind[0], done)
+                 for kind, at in ahead.items()}
+    return "".join(parts) + body[done:]
 
 
 def read_units(body: str, first_line: int = 1) -> list[Unit]:
@@ -59,7 +81,7 @@ def read_units(body: str, first_line: int = 1) -> list[Unit]:
     HTML blocks have no inline tokens, comments are blanked (keeping line numbers), and
     inline code is masked. `first_line` is the file line of the body's first line.
     """
-    blanked = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), body)
+    blanked = _blank_comments(body)
     tokens = parse._MD.parse(blanked)
     lines = blanked.split("\n")
     units: list[Unit] = []
@@ -150,7 +172,9 @@ _DAILY = re.compile(r"(?<!\d)(\d{4})[-_.](\d{2})[-_.](\d{2})(?!\d)")
 def note_day(frontmatter: dict, path: str, mtime_ns: int | None = None) -> date | None:
     """The day a note was written: front matter `date` (else `created`), else a date in
     its file name (a daily note, "2026-03-04.md" or "Standup 2026-03-04.md"), else its
-    modification time."""
+    front matter `updated`, else its modification time. Everything before the last is
+    part of the note, so it survives a copy or a `git clone` (which sets every mtime to
+    the day of the clone, and a note's "next week" to a week after it)."""
     for key in ("date", "created"):
         found = _as_day(frontmatter.get(key))
         if found:
@@ -161,6 +185,9 @@ def note_day(frontmatter: dict, path: str, mtime_ns: int | None = None) -> date 
         found = _as_day("-".join(match.groups()))
         if found:
             return found
+    found = _as_day(frontmatter.get("updated"))
+    if found:
+        return found
     if mtime_ns:
         return datetime.fromtimestamp(mtime_ns / 1e9).date()
     return None
@@ -262,7 +289,7 @@ def _task(unit: Unit, day: date, found: Found) -> None:
     if due:
         why.append(f"its date {due.isoformat()}")
     else:
-        mention = _pick_date(find_dates(action, day), 0, len(action))
+        mention = _pick_date(_dates(action, day), 0, len(action))
         if mention and not mention.past:
             start, due = due_window(mention, _before_event(action[:mention.start], mention))
             date_text = mention.text
@@ -592,6 +619,12 @@ def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found,
         if _first_cue(sentence) or _imperative(sentence):
             found.rejected.append(Rejected(line, sentence, "a question"))
         return
+    aside = _aside(unit, sentence)
+    if aside:  # recorded where it could have been read as one: a listed step, a cue
+        if unit.list_item or _first_cue(sentence) or _CONDITION_LEAD.match(sentence) or \
+                _imperative(sentence, listed=True):
+            ctx.reject(found, aside)
+        return
     lead = _CONDITION_LEAD.match(sentence)
     if lead and _conditional(ctx, lead, found):
         return
@@ -607,11 +640,36 @@ def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found,
         ctx.reject(found, near)
         return
     plan = _MY_PLAN.search(sentence)
-    if plan and any(d.day > day for d in find_dates(sentence, day)):
+    if plan and any(d.day > day for d in _dates(sentence, day)):
         # "I'm seeing the GP on the 12th": a plan, when its day is still to come
         _cued(ctx, (plan, "intention", 0.55), found)
         return
     _instruction(ctx, found)
+
+
+# A section that records what was done ("一日目 — what we did today") or sets standing rules
+# ("Rules I set myself"); a sentence that states a habit ("Always check the tyres").
+_NARRATION = re.compile(r"\bwhat\s+(?:we|i)\s+did\b|\b(?:we|i)\s+did\b|\bdone\s+(?:today|so\s+"
+                        r"far|this\s+week)\b|\bdiary\b|\bwhat\s+happened\b|\bhow\s+it\s+went\b",
+                        re.IGNORECASE)
+_RULES = re.compile(r"\b(?:rules?|principles?|polic(?:y|ies)|habits?|guidelines?|"
+                    r"standing\s+orders?|ground\s+rules)\b", re.IGNORECASE)
+_HABIT = re.compile(r"^\W*(?:always|every\s+time|each\s+time|as\s+a\s+(?:rule|habit))\b|"
+                    r"\bto\s+always\b", re.IGNORECASE)
+
+
+def _aside(unit: Unit, sentence: str) -> str | None:
+    """Why a sentence is no commitment whatever its wording: it narrates what was done,
+    or states a standing rule or habit (a term for every case, not a thing to do once)."""
+    section = (unit.listed_under or "").strip()
+    if unit.task is None and _NARRATION.search(section):
+        return f"past narration (under “{section[:40]}”)"
+    if unit.task is None and _RULES.search(section):
+        return f"a standing rule (under “{section[:40]}”)"
+    habit = _HABIT.search(sentence)
+    if habit:
+        return f"a standing rule (“{habit.group(0).strip(' ,')}”)"
+    return None
 
 
 _NEAR_MISSES = (
@@ -652,14 +710,14 @@ class _Context:
         if self.previous is None or self.unit.line - self.previous.line > 3:
             return []
         text = self.previous.text[-LOOK_BACK:]
-        return [d for d in find_dates(text, self.day) if not d.past]
+        return [d for d in _dates(text, self.day) if not d.past]
 
     @property
     def earlier(self) -> list[DateMention]:
         """Dates in the same block shortly before this sentence (offsets in the block)."""
         base = max(0, self.start - LOOK_BACK)
         return [replace(d, start=d.start + base, end=d.end + base)
-                for d in find_dates(self.unit.text[base:self.start], self.day)]
+                for d in _dates(self.unit.text[base:self.start], self.day)]
 
     def emit(self, found: Found, rest: str, family: str, confidence: float, why: list[str],
              *, rest_offset: int, clause_start: int = 0, condition: str | None = None,
@@ -681,7 +739,7 @@ class _Context:
         tail = tail[:stop.end() if stop else len(tail)]
         shift = end - self.start
         return [replace(d, start=d.start + shift, end=d.end + shift)
-                for d in find_dates(tail, self.day) if not d.past]
+                for d in _dates(tail, self.day) if not d.past]
 
     def earlier_sentence_is_last(self, mention: DateMention) -> bool:
         """Whether `mention` is in the sentence just before this one (same block)."""
@@ -754,6 +812,9 @@ def _cued(ctx: _Context, cue, found: Found) -> bool:
         confidence += 0.05
     thing = f"{_noun_phrase(subject)} {' '.join(m.group(0).split())}" if person == "thing" \
         else ""
+    if _DONT.match(m.group(0)):
+        _prohibition(ctx, found, m, confidence, why, clause_start)
+        return True
     if family in _WHOLE:  # "Dentist moved my appointment to the 8th": the sentence is it
         ctx.emit(found, sentence, family, confidence, why, rest_offset=0, clause_start=0,
                  needs_date=True)
@@ -762,6 +823,36 @@ def _cued(ctx: _Context, cue, found: Found) -> bool:
              clause_start=clause_start, condition=condition, subject=thing,
              promisee=_promisee(m.group(0)) if family == "promise" else None)
     return True
+
+
+_DONT = re.compile(r"\s*(?:don'?t|don’t|do\s+not)\b(?!\s+forget)", re.IGNORECASE)
+
+
+def _prohibition(ctx: _Context, found: Found, m: re.Match, confidence: float,
+                 why: list[str], clause_start: int) -> None:
+    """"Don't eat beforehand" (the day of a blood test): a thing not to do is a
+    commitment only for a day or an occasion, and it keeps its "don't" ("Don't repeat
+    that", a lesson, is none, and never becomes "Repeat that")."""
+    before = len(found.candidates)
+    ctx.emit(found, ctx.sentence[m.start():], "reminder", confidence, why,
+             rest_offset=m.start(), clause_start=clause_start)
+    made = found.candidates[before:]
+    if not made or made[-1].due is not None or made[-1].condition is not None:
+        return
+    earlier = [d for d in ctx.earlier if not d.past]
+    if _OCCASION.search(ctx.sentence) and earlier:
+        start, due = due_window(earlier[-1])  # "Blood test on Tuesday. Don't eat beforehand."
+        found.candidates[-1] = replace(made[-1], due=due, start=start,
+                                       date_text=earlier[-1].text,
+                                       why=(*made[-1].why, f"“{earlier[-1].text}” before it: "
+                                            "the occasion"))
+        return
+    found.candidates.pop()
+    ctx.reject(found, "negated: a thing not to do, for no day or occasion")
+
+
+_OCCASION = re.compile(r"\b(?:beforehand|before\s+it|afterwards|this\s+time|that\s+day|then)\b",
+                       re.IGNORECASE)
 
 
 _PROMISEE = re.compile(r"(?:promised|told|assured|reassured)\s+(?P<name>[A-Z][\w'’-]+)\s", re.I)
@@ -1037,7 +1128,7 @@ def _instruction(ctx: _Context, found: Found) -> None:
             gerund = True
         else:
             return
-    dates = [d for d in find_dates(sentence, ctx.day) if not d.past]
+    dates = [d for d in _dates(sentence, ctx.day) if not d.past]
     condition = _CONDITION_TAIL.search(sentence[offset:])
     if dates:
         confidence, why = 0.65, ["an instruction with a date"]
@@ -1089,7 +1180,7 @@ def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float
     """Turn a recognised sentence into a candidate: its date, condition and action."""
     sentence, day = ctx.sentence, ctx.day
     clause_end = len(sentence) if needs_date else _clause_end(sentence, rest_offset)
-    mentions = find_dates(sentence, day)
+    mentions = _dates(sentence, day)
     mention = _pick_date(mentions, dates_from, clause_end)
     action = rest[: max(0, clause_end - rest_offset)]
     if condition is None:
@@ -1174,6 +1265,23 @@ def _clause_end(sentence: str, start: int) -> int:
     return m.start() if m else len(sentence)
 
 
+_THAT_MONTH = frozenset({"from", "since", "of"})
+
+
+def _dates(text: str, day: date) -> list[DateMention]:
+    """The dates in `text` a commitment can be due on: a month named with "from", "since"
+    or "of" that has already gone by this year ("the photos from June", written in
+    August) is the past it speaks of, never next year's window."""
+    return [d for d in find_dates(text, day) if not _gone_month(d, day)]
+
+
+def _gone_month(mention: DateMention, day: date) -> bool:
+    whole_month = (mention.first.day == 1 and mention.first.month == mention.last.month
+                   and (mention.last + timedelta(days=1)).day == 1)
+    return (whole_month and mention.prep in _THAT_MONTH and mention.first.year > day.year
+            and mention.first.month < day.month)
+
+
 def _pick_date(mentions: list[DateMention], start: int, end: int) -> DateMention | None:
     """The date a commitment is due: in its clause, a precise day before a vaguer period
     ("next month, on the 3rd"), then a deadline ("by", "before") first."""
@@ -1199,14 +1307,14 @@ def _in_other_clause(mentions: list[DateMention], start: int, end: int,
     return _pick_date(others, 0, 1 << 30)
 
 
-_BEFORE_EVENT = re.compile(r"\bbefore\s+(?!then\b)(?:[^\s,;:.!?—–]+\s+){1,8}?on\s+$",
+_BEFORE_EVENT = re.compile(r"\bbefore\s+(?!then\b)(?:[^\s,;:.!?—–]+\s+){1,8}?(?:on|in)\s+$",
                            re.IGNORECASE)
 
 
 def _before_event(text_before: str, mention: DateMention) -> bool:
-    """"before the wedding on the 18th", "before it renews on 2 February": the date is
-    the day of the thing to be ahead of."""
-    return mention.prep == "on" and _BEFORE_EVENT.search(text_before) is not None
+    """"before the wedding on the 18th", "before it renews on 2 February", "before the
+    trip in May": the date is the day (or the period) of the thing to be ahead of."""
+    return mention.prep in ("on", "in") and _BEFORE_EVENT.search(text_before) is not None
 
 
 def due_window(mention: DateMention, before: bool = False) -> tuple[date | None, date]:
@@ -1223,6 +1331,17 @@ def due_window(mention: DateMention, before: bool = False) -> tuple[date | None,
     if mention.prep == "after":
         return None, mention.day
     return (mention.first if mention.first < mention.last else None), mention.last
+
+
+def read_window(text: str, day: date) -> tuple[date | None, date] | None:
+    """A date written on its own ("next friday", "by the end of the month", "2026-08-20"),
+    read against `day` as a note's dates are: (window start, due date) as `due_window`
+    gives them, or None when the text is not one date."""
+    text = " ".join(text.split())
+    mentions = find_dates(text, day)
+    if len(mentions) != 1 or not _covers(text, mentions[0]):
+        return None
+    return due_window(mentions[0])
 
 
 def _reading(mention: DateMention, start: date | None, due: date) -> str:

@@ -13,18 +13,44 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from . import clock, ledger_sync, lexical, migrations, prospective, status
+from .budget import Budget, OverBudget
 from .config import Settings
 from .embed import Embedder, embed_text, multilingual_advice
+from .errors import VaultGoneError
 from .resolve import Resolver, escapes_vault
 from .schema import SCHEMA
 from .store import Store
-from .vault import ChangePlan, content_hash, plan_changes, scan
+from .vault import (
+    ChangePlan,
+    NotRegular,
+    OutsideVault,
+    TooLarge,
+    content_hash,
+    folder_identity,
+    plan_changes,
+    read_inside,
+    scan,
+)
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_GROUP = 256  # texts per embed call and commit: bounds memory and lost work on a kill
+# CPU seconds one note's readers (markdown, Form) may take before the note is skipped with
+# a warning. Every reader is linear (tests/test_growth.py); a 5 MB note, the largest
+# max_file_bytes lets through by default, takes a few seconds: this is the safety net.
+PARSE_BUDGET = 60.0
 READ_CACHE_BYTES = 64 << 20
+VANISHED = "vanished during the run: will be picked up next time"
+
+
+class IndexWarning(NamedTuple):
+    """A problem with one file (and line), for the user to fix: an item of `warnings`."""
+
+    path: str
+    line: int | None
+    message: str
 
 
 @dataclass
@@ -42,7 +68,7 @@ class IndexReport:
     unresolved_targets: int = 0  # the distinct notes they name
     attachment_links: int = 0  # links to files that are not notes: neither
     seconds: float = 0.0
-    warnings: list[tuple[str, int | None, str]] = field(default_factory=list)
+    warnings: list[IndexWarning] = field(default_factory=list)
     rebuild: dict | None = None  # set by `index --rebuild` (recover.py): what was carried
     languages: dict[str, int] = field(default_factory=dict)  # live notes per language
     multilingual: str | None = None  # advice when the notes are in several languages
@@ -71,9 +97,11 @@ class _Reader:
                                  f"max_file_bytes limit of {self.limit:,}: skipped")
             return None
         try:
-            return (self.root / path).read_bytes()
+            return read_inside(self.root, path, self.limit)
         except FileNotFoundError:
-            self.errors[path] = "vanished during the run: will be picked up next time"
+            self.errors[path] = VANISHED
+        except (OutsideVault, NotRegular, TooLarge) as exc:  # swapped since the walk
+            self.errors[path] = exc.strerror
         except OSError as exc:
             self.errors[path] = f"cannot read file ({exc.strerror}): skipped"
         return None
@@ -95,6 +123,9 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     now = clock.local_naive(now)
     stamp = now.isoformat(timespec="seconds")
     report = IndexReport()
+    folder = folder_identity(settings.vault)
+    if folder is None:
+        raise VaultGoneError(settings.vault)
     # Reads only until the run is recorded: under the writer lock, the store's check
     # (Store.writer_lock) runs meanwhile, and the first write waits for it.
     found = scan(settings.vault, skip=(settings.db,))  # the store, if it is in the vault
@@ -112,9 +143,41 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
         with store.atomic():  # before any change: a run killed from here on counts again
             store.set_meta(SETTLED, "")
     run_id = store.start_run("index", stamp)
+    try:
+        _steps(store, settings, embedder, now, full, progress, folder, found, reader, states,
+               plan, settled, report)
+    except BaseException as exc:
+        stopped(store, run_id, exc)
+        raise
+    report.warnings = [IndexWarning(*w) for w in report.warnings]
+    report.seconds = round(time.perf_counter() - started, 3)
+    store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
+                     report.as_dict())
+    return report
+
+
+def stopped(store: Store, run_id: int, exc: BaseException) -> None:
+    """Record how a run ended that did not finish: "interrupted" when it was asked to stop
+    (Ctrl-C, SIGTERM, `watch` stopping), "failed" otherwise. `status` would otherwise
+    show it running long after. Best effort: the store may be what failed."""
+    how = "failed" if isinstance(exc, Exception) else "interrupted"
+    try:
+        store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), how,
+                         {"error": f"{type(exc).__name__}: {exc}"[:300]})
+    except Exception:  # noqa: BLE001 - the run's own error is the one to report
+        pass
+
+
+def _steps(store, settings, embedder, now, full, progress, folder, found, reader, states,
+           plan, settled, report) -> None:
+    """The run once it is recorded: apply the plan, resolve links, embed, settle."""
+    stamp = now.isoformat(timespec="seconds")
     # Every step after _apply is driven by a flag written in the same transaction as the
     # change that needs it, so a run killed half-way is finished by the next one.
     _apply(store, settings, plan, states, found, reader, stamp, report, progress)
+    if folder_identity(settings.vault) != folder:
+        # The reads of a vault being deleted fail one by one; none of them is a deletion.
+        raise VaultGoneError(settings.vault)
     pending = _links_pending(store)
     if pending is not None:
         _resolve_links(store, stamp, report, pending)
@@ -135,6 +198,9 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
         setattr(report, field_name, counts[key])
     report.languages = (settled or {}).get("languages") or store.language_counts()
     walk_warnings = [(p, None, m) for p, m in found.warnings]
+    if not found.files:  # an empty or a wrong folder: say so, rather than "0 new"
+        walk_warnings.append(("", None, f"no markdown notes found under {settings.vault}: "
+                              "is it the vault folder (the one holding your .md notes)?"))
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
         store.set_meta(SETTLED, json.dumps({
@@ -143,10 +209,6 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
             "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]}))
     report.warnings[:0] = walk_warnings
     report.multilingual = multilingual_advice(report.languages, settings)
-    report.seconds = round(time.perf_counter() - started, 3)
-    store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
-                     report.as_dict())
-    return report
 
 
 def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, report,
@@ -173,6 +235,7 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
         for path in plan.touched:
             st = found.files[path]
             store.update_note(states[path].id, {"size": st.size, "mtime_ns": st.mtime_ns})
+        store.drop_warnings([*plan.deleted, *(old for old, _ in plan.moved)])
         if plan.deleted or plan.moved:
             _mark_dirty(store)
         if plan.deleted or plan.moved or plan.touched:
@@ -180,16 +243,20 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
     # Moved notes are re-parsed too: a title taken from the file name changes with it.
     todo = [(p, "new") for p in plan.new] + [(p, "modified") for p in plan.modified]
     todo += [(new, "moved") for _, new in plan.moved] + [(p, "reparse") for p in plan.reparse]
-    for start in range(0, len(todo), 500):
-        with store.atomic():
-            scope: set[int] | None = set()
-            for path, kind in todo[start:start + 500]:
-                own = _index_file(store, settings, path, kind, found.files[path], reader, plan,
-                                  stamp, report)
-                scope = None if own is None or scope is None else scope | own
-            _mark_dirty(store, scope)
-        if progress:
-            progress("parse", min(start + 500, len(todo)), len(todo))
+    budget = Budget(PARSE_BUDGET)
+    try:
+        for start in range(0, len(todo), 500):
+            with store.atomic():
+                scope: set[int] | None = set()
+                for path, kind in todo[start:start + 500]:
+                    own = _index_file(store, settings, path, kind, found.files[path], reader,
+                                      plan, stamp, report, budget)
+                    scope = None if own is None or scope is None else scope | own
+                _mark_dirty(store, scope)
+            if progress:
+                progress("parse", min(start + 500, len(todo)), len(todo))
+    finally:
+        budget.close()
 
 
 def _mark_dirty(store: Store, links: set[int] | None = None) -> None:
@@ -222,7 +289,7 @@ def _links_pending(store: Store) -> str | set[int] | None:
 
 
 def _index_file(store, settings, path, kind, st, reader, plan, stamp,
-                report) -> set[int] | None:
+                report, budget: Budget | None = None) -> set[int] | None:
     """Parse one new/modified/moved/reparsed file and replace its rows; log what happened.
 
     A ledger note's entries are reconciled in the same transaction as the note row.
@@ -233,6 +300,9 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     data = reader.read(path)
     if data is None:
         error = reader.errors.get(path, "unreadable")
+        if error == VANISHED:  # passing: reported by this run, not kept as the file's own
+            report.warnings.append((path, None, error))
+            return set()
         _warn(store, report, path, error)
         if prior is None and "limit" in error:  # keep an oversize note findable by name
             store.upsert_note(path, {"title": Path(path).stem, "size": st.size,
@@ -242,7 +312,13 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
         return set()
     digest = plan.hashes.get(path) or content_hash(data)
     text, problem = decode(data)
-    parsed = _parse().parse_note(text or "", path, max_chunk_chars=settings.max_chunk_chars)
+    try:
+        parsed, drafts = _read_note(settings, path, text, st, budget)
+    except OverBudget:  # the safety net: the note is indexed by its name, nothing lost
+        parsed, drafts = _parse().parse_note("", path), None
+        text, problem = None, (f"took over {PARSE_BUDGET:g} s of CPU to read: indexed by its "
+                               "name only (a note should never take that long: please report "
+                               "it, with the note if you can)")
     fields = _note_fields(parsed, st, digest, stamp, problem, kind)
     if prior is None:
         fields["first_seen"] = stamp
@@ -253,9 +329,13 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     chunks = _chunk_rows(parsed) if text is not None else []
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases, parsed.title)
     _sync_items(store, note_id, path, parsed, prior is None, stamp)
-    _candidates().sync_note(store, settings, note_id, path, parsed, text, st.mtime_ns, stamp)
-    if ledger_sync.is_ledger(path, fields["type"], settings):
-        _sync_ledger(store, path, note_id, text or "", stamp, report, parsed.outline)
+    _candidates().sync_note(store, settings, note_id, path, parsed, text, st.mtime_ns, stamp,
+                            drafts)
+    if text is None and _has_entries(store, path):
+        _keep_unreadable_ledger(store, path, report)
+    elif ledger_sync.is_ledger(path, fields["type"], settings):
+        _sync_ledger(store, path, note_id, text or "", stamp, report, parsed.outline,
+                     _stood_still(settings, path, digest), (st.mtime_ns, digest))
     elif _has_entries(store, path):  # no longer a ledger: its entries are removed
         _sync_ledger(store, path, note_id, None, stamp, report)
     if kind not in ("moved", "reparse"):
@@ -273,12 +353,21 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
 
 
 def _fill_languages(store: Store) -> None:
-    """Give a language to the notes a store made before notes had one (m012), from their
+    """Give a language to the notes a store made before notes had one (m013), from their
     stored chunks: once, in batches, no note re-parsed."""
     while rows := store.notes_without_language():
         with store.atomic():
             for note_id, text in rows:
                 store.update_note(note_id, {"lang": lexical.language(text) or ""})
+
+
+def _read_note(settings, path, text, st, budget: Budget | None):
+    """(the parsed note, Form's candidates in it): every reader of the text, pure, run
+    under the parse budget."""
+    def read():
+        parsed = _parse().parse_note(text or "", path, max_chunk_chars=settings.max_chunk_chars)
+        return parsed, _candidates().find(settings, path, parsed, text, st.mtime_ns)
+    return read() if budget is None else budget.run(read)
 
 
 def _candidates():
@@ -307,11 +396,42 @@ def _has_entries(store: Store, path: str) -> bool:
 
 
 def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report,
-                 outline=None) -> None:
-    """Reconcile one ledger note: typed revisions into the ops log, line warnings kept."""
-    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp, outline)
+                 outline=None, settle=None, read=None) -> None:
+    """Reconcile one ledger note: typed revisions into the ops log, line warnings kept.
+    Appended lines found lost are reported by this run; `status` names them until they
+    are restored or dropped (they are not line warnings of the file)."""
+    lost: list[str] = []
+    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp, outline, settle,
+                                       read, lost)
     store.replace_warnings("ledger", [path], warnings)
-    report.warnings.extend(warnings)
+    report.warnings.extend(warnings + [(path, None, message) for message in lost])
+
+
+LEDGER_SETTLE = 0.2  # seconds: far longer than an editor takes between truncate and write
+
+
+def _stood_still(settings: Settings, path: str, digest: str):
+    """`settle` for ledger_sync: after a short wait, whether ledger `path` still holds the
+    bytes of hash `digest` (called only when a read would remove entries)."""
+    def check() -> bool:
+        time.sleep(LEDGER_SETTLE)
+        try:
+            return content_hash(read_inside(settings.vault, path, settings.max_file_bytes)) \
+                == digest
+        except OSError:
+            return False
+    return check
+
+
+def _keep_unreadable_ledger(store: Store, path: str, report) -> None:
+    """A ledger that cannot be read as text (a NUL byte makes it look binary) says nothing
+    about its entries: they are kept as they were, not removed, until it can be read."""
+    count = store.execute("SELECT count(*) FROM entries WHERE ledger_path = ? AND present = 1",
+                          [path]).fetchone()[0]
+    message = (f"ledger not read as text: its {count} entries are kept as they were, none "
+               "removed; remove the NUL bytes (or re-save it as UTF-8 text)")
+    store.replace_warnings("ledger", [path], [(path, None, message)])
+    report.warnings.append((path, None, message))
 
 
 def _warn(store, report, path, message) -> None:
@@ -386,7 +506,8 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
             escaping.append((source, line, f"link to {target!r} leaves the vault: not followed"))
     with store.atomic():
         store.set_link_targets(updates)
-        ledger_sync.resolve_entry_links(store, resolver, ids)
+        lost = ledger_sync.resolve_entry_links(store, resolver, ids)
+        store.replace_warnings("entry-link", None, lost)
         before = store.remembered_pairs(sources)
         now_pairs = store.resolved_pairs(sources)
         for source_id, target_id in sorted(now_pairs - before):
@@ -396,7 +517,7 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
         paths = None if sources is None else [p for p, i in ids.items() if i in pending]
         store.replace_warnings("link", paths, escaping)
         store.set_meta("links_dirty", "0")
-    report.warnings.extend(escaping)
+    report.warnings.extend(escaping + lost)
 
 
 # What a finished run leaves behind: every live text has a vector under this fingerprint,

@@ -631,6 +631,7 @@ def reconcile(
     known: Sequence[Known],
     current: Sequence[LedgerEntry],
     taken_ids: AbstractSet[str] = frozenset(),
+    removed: Sequence[Known] = (),
 ) -> list[tuple[str, LedgerEntry | None, list[Revision]]]:
     """Match the remembered entries to the current ones and type every change.
 
@@ -639,6 +640,13 @@ def reconcile(
     Matching never depends on line position. A recurring entry checked off (see
     `_recurrences`) keeps its id on the next occurrence, with an "occurrence-done"
     revision; the done occurrence is kept as an entry of its own.
+
+    `removed`: entries gone from the ledger earlier (most likely first). One that comes
+    back is the same commitment: it gets its old id and a "reopened" revision, so it
+    keeps one history (SPEC 3). Block ids are matched first, against present and
+    removed entries alike; then the present entries take what the identity rules give
+    them, as they would with no removed entry at all; only then are the removed
+    entries offered what is left, by the same rules.
     """
     recurred = _recurrences(known, current)
     used = set(taken_ids) | {k.id for k in known}
@@ -647,7 +655,9 @@ def reconcile(
     for ki, done in recurred.values():
         archived[done] = _occurrence_id(known[ki].id, current[done], used)
         used.add(archived[done])
-    pairs = _match(known, current, {ci: ki for ci, (ki, _) in recurred.items()}, set(archived))
+    pairs = _match_returning(known, removed, current,
+                             {ci: ki for ci, (ki, _) in recurred.items()}, set(archived))
+    everyone = [*known, *removed]
     result: list[tuple[str, LedgerEntry | None, list[Revision]]] = []
     for ci, entry in enumerate(current):
         if ci in recurred:
@@ -659,6 +669,9 @@ def reconcile(
         elif ci in archived:
             snapshot = {**_snapshot(entry), "occurrence_of": occurrence_of[ci]}
             result.append((archived[ci], entry, [Revision("created", snapshot)]))
+        elif ci in pairs and pairs[ci] >= len(known):
+            old = everyone[pairs[ci]]
+            result.append((old.id, entry, _returned(old.entry, entry)))
         elif ci in pairs:
             old = known[pairs[ci]]
             result.append((old.id, entry, revisions(old.entry, entry)))
@@ -670,6 +683,35 @@ def reconcile(
     result += [(k.id, None, [Revision("removed", _snapshot(k.entry))])
                for ki, k in enumerate(known) if ki not in matched]
     return result
+
+
+def _match_returning(known: Sequence[Known], removed: Sequence[Known],
+                     current: Sequence[LedgerEntry], pairs: dict[int, int],
+                     skip: AbstractSet[int]) -> dict[int, int]:
+    """`_match` over the present entries (indexes below len(known)) and the removed ones
+    (the indexes after them), in three tiers: block ids among all of them, the present
+    entries by every rule, then the removed entries by every rule, for lines without a
+    block id only. A line that carries a block id no entry has is a new commitment
+    (`ledger add` writes one on every line it appends): it never takes the id of an old
+    removed entry merely for its words."""
+    if not removed:
+        return _match(known, current, pairs, skip)
+    everyone = [*known, *removed]
+    present, gone = range(len(known)), range(len(known), len(everyone))
+    pairs = _match(everyone, current, pairs, skip, stages=_BLOCK_STAGES)
+    pairs = _match(everyone, current, pairs, skip, among=present)
+    named = {ci for ci, entry in enumerate(current) if entry.block_id}
+    return _match(everyone, current, pairs, set(skip) | named, among=gone)
+
+
+def _returned(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:
+    """A removed entry back in a ledger: "reopened", then whatever else changed. A status
+    change to open is that same reopening; one to done or cancelled is its own."""
+    detail = {"from": "removed"}
+    if old.status != new.status:
+        detail["status"] = {"from": old.status, "to": new.status}
+    changes = [r for r in revisions(old, new) if r.kind != "reopened"]
+    return [Revision("reopened", detail), *changes]
 
 
 def _recurrences(known: Sequence[Known], current: Sequence[LedgerEntry]
@@ -750,12 +792,18 @@ def revisions(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:
     return [revision for revision in found if revision is not None]
 
 
+# An id is typed on the command line and shown in every listing: a block id longer than
+# this is matched as usual but not used as the id, and a slug is cut to it.
+MAX_ID_CHARS = 64
+
+
 def new_id(entry: LedgerEntry, taken: AbstractSet[str]) -> str:
-    """A fresh id: the block id if free, else "c-" and slug words, suffixed "-2", "-3"...
+    """A fresh id: the block id if free (and at most MAX_ID_CHARS), else "c-" and slug
+    words, suffixed "-2", "-3"...
 
     Deterministic; ``taken`` is only read.
     """
-    if entry.block_id and entry.block_id not in taken:
+    if entry.block_id and entry.block_id not in taken and len(entry.block_id) <= MAX_ID_CHARS:
         return entry.block_id
     base = _slug(entry.action)
     ident, n = base, 1
@@ -771,18 +819,22 @@ def _slug(action: str) -> str:
     content = [w for w in words if w not in STOP_WORDS] or words
     if not content:  # nothing ascii to say: a stable hash still gives a usable id
         return "c-" + hashlib.sha1(action.encode()).hexdigest()[:8]
-    return "c-" + "-".join(content[:4])
+    # Room for a "-NNN" suffix; a word longer than the room is cut, not dropped.
+    return ("c-" + "-".join(content[:4]))[:MAX_ID_CHARS - 6].rstrip("-")
 
 
 def _match(known: Sequence[Known], current: Sequence[LedgerEntry],
            pairs: dict[int, int] | None = None,
-           skip: AbstractSet[int] = frozenset()) -> dict[int, int]:
+           skip: AbstractSet[int] = frozenset(), *, stages: Sequence = (),
+           among: Sequence[int] | None = None) -> dict[int, int]:
     """current index -> known index, stage by stage from the surest evidence down,
-    after the given `pairs`; current entries in `skip` are matched to nothing."""
+    after the given `pairs`; current entries in `skip` are matched to nothing. `stages`:
+    all of them unless given; `among`: the known indexes that may be matched (all)."""
     pairs = dict(pairs or {})
-    for stage in _MATCH_STAGES:
+    candidates = range(len(known)) if among is None else among
+    for stage in stages or _MATCH_STAGES:
         taken = set(pairs.values())
-        free_k = [ki for ki in range(len(known)) if ki not in taken]
+        free_k = [ki for ki in candidates if ki not in taken]
         free_c = [ci for ci in range(len(current)) if ci not in pairs and ci not in skip]
         for ki, ci in stage(known, current, free_k, free_c):
             pairs[ci] = ki
@@ -949,10 +1001,13 @@ def _words_key(entry: LedgerEntry) -> tuple:
     return (entry.action, entry.condition)
 
 
-_MATCH_STAGES = (
+_BLOCK_STAGES = (
     _pair_equal(lambda k: k.entry.block_id, lambda e: e.block_id),
     # A block id added later that spells the id the store gave the entry.
     _pair_equal(lambda k: k.id, lambda e: e.block_id),
+)
+_MATCH_STAGES = (
+    *_BLOCK_STAGES,
     _pair_equal(lambda k: _full_key(k.entry), _full_key),
     _pair_equal(lambda k: _text_key(k.entry), _text_key),
     # Same words, other links: a retargeted entry is surely itself, before any fuzzy

@@ -2,16 +2,31 @@
 
 The ledger parser and the revision diff are pure (`ledger.py`); this module writes
 their results. Nothing is ever deleted: an entry gone from the ledger is kept with
-`present = 0` and a `removed` op. Runs at index time only.
+`present = 0` and a `removed` op, and one that comes back is `reopened` on its old id.
+Runs at index time only.
+
+A removal is recorded only from a ledger that stood still. An editor that saves in
+place truncates the file, then writes it: an index that reads it between the two
+sees an empty ledger, or the first part of one. So when a read would remove entries,
+the file is checked again after a short settle (`settle`, from the indexer): if it
+changed meanwhile, nothing of this ledger is changed in this run (the next run reads
+the finished file). An empty ledger file never removes its entries, however long it
+stays empty, because that is exactly what a save caught half-way looks like and a
+person emptying a ledger on purpose rarely leaves a zero-byte file: its entries are
+kept, with a warning saying how to remove them (delete the file, or keep any line in
+it, such as its heading). Entries lost to a partial read that got past both checks
+come back on their old ids when the whole file is read.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import date
 from typing import TYPE_CHECKING
 
+from . import appended
 from .config import Settings
 from .embed import embed_text
 from .ledger import Known, LedgerEntry, parse_ledger, reconcile
@@ -47,17 +62,28 @@ def entry_from_json(text: str) -> LedgerEntry:
 
 
 def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
-                stamp: str, outline: Outline | None = None) -> list[tuple[str, int, str]]:
+                stamp: str, outline: Outline | None = None,
+                settle: Callable[[], bool] | None = None, read: tuple[int, str] | None = None,
+                lost: list[str] | None = None) -> list[tuple[str, int | None, str]]:
     """Reconcile one ledger note with what the store knows; return its line warnings.
 
     `text` None means the note is gone or no longer a ledger: its entries are removed.
-    `outline` is the note's, when the indexer already parsed it.
+    `outline` is the note's, when the indexer already parsed it. `settle()`, called only
+    when the text would remove an entry, says whether the file still holds that text
+    after a short wait (see the module's docstring). `read`: the file's modification time
+    and content hash as read; lines vaultmem appended that this read finds saved over
+    are added to `lost` (`appended.check`).
     """
     entries, warnings = parse_ledger(text, outline) if text is not None else ([], [])
     known = [Known(row[0], entry_from_json(row[1])) for row in store.execute(
         "SELECT id, entry FROM entries WHERE ledger_path = ? AND present = 1", [path])]
     taken = {row[0] for row in store.execute("SELECT id FROM entries")}
-    for entry_id, entry, revisions in reconcile(known, entries, taken):
+    changes = reconcile(known, entries, taken, _removed(store, path, entries))
+    if text is not None and any(entry is None for _, entry, _ in changes):
+        held = _held_back(path, text, len(known), settle)
+        if held is not None:
+            return [(path, None, held)]
+    for entry_id, entry, revisions in changes:
         if entry is None:
             store.execute("UPDATE entries SET present = 0, updated_at = ? WHERE id = ?",
                           [stamp, entry_id])
@@ -65,7 +91,34 @@ def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
             _write_entry(store, entry_id, path, entry, stamp)
         for rev in revisions:
             store.add_op(stamp, rev.kind, note_id, entry_id, rev.detail)
+    found = appended.check(store, path, changes, read, stamp)
+    if lost is not None:
+        lost.extend(found)
     return [(path, w.line, w.message) for w in warnings]
+
+
+def _removed(store: Store, path: str, entries: list[LedgerEntry]) -> list[Known]:
+    """The entries gone from ledgers that may come back here: this ledger's, and any
+    ledger's whose block id a current line carries (a line moved to another ledger).
+    Most recently removed first: of two alike, the one that left last returns."""
+    blocks = {e.block_id for e in entries if e.block_id}
+    return [Known(entry_id, entry_from_json(entry)) for entry_id, entry, ledger, block
+            in store.execute("SELECT id, entry, ledger_path, block_id FROM entries "
+                             "WHERE present = 0 ORDER BY updated_at DESC, id")
+            if ledger == path or block in blocks or entry_id in blocks]
+
+
+def _held_back(path: str, text: str, known: int, settle: Callable[[], bool] | None
+               ) -> str | None:
+    """Why this read of the ledger must not remove entries, or None when it may."""
+    if not text.strip():
+        return (f"ledger file is empty: its {known} entries are kept as they were (an "
+                "editor saving in place empties the file for a moment); to remove them, "
+                "delete the file or keep a line in it, such as its heading")
+    if settle is not None and not settle():
+        return ("ledger changed while it was being read (a save in progress): its entries "
+                "are kept as they were and read again on the next run")
+    return None
 
 
 def _write_entry(store: Store, entry_id: str, path: str, entry: LedgerEntry, stamp: str):
@@ -100,17 +153,48 @@ def condition_hash(condition: str) -> str:
     return content_hash(embed_text("", "", condition).encode())
 
 
-def resolve_entry_links(store: Store, resolver, ids: dict[str, int]) -> None:
-    """Point every present entry's links at notes, as a wiki-link from its ledger would."""
+def resolve_entry_links(store: Store, resolver, ids: dict[str, int]
+                        ) -> list[tuple[str, int, str]]:
+    """Point every present entry's links at notes, as a wiki-link from its ledger would.
+    Returns a warning for each link that names no note but named one that has since been
+    moved or renamed (the ledger would otherwise lose it without a word)."""
     rows = store.execute(
-        "SELECT l.entry_id, l.ord, l.target_raw, e.ledger_path FROM entry_links l "
+        "SELECT l.entry_id, l.ord, l.target_raw, e.ledger_path, e.line FROM entry_links l "
         "JOIN entries e ON e.id = l.entry_id WHERE e.present = 1").fetchall()
-    updates = []
-    for entry_id, ord_, target, ledger_path in rows:
+    updates, unresolved = [], []
+    for entry_id, ord_, target, ledger_path, line in rows:
         hit = resolver.resolve(Link(target, "wiki", None, None, None, 0), ledger_path)
         updates.append((ids.get(hit) if hit else None, entry_id, ord_))
+        if hit is None:
+            unresolved.append((entry_id, target, ledger_path, line))
     store.executemany(
         "UPDATE entry_links SET target_id = ? WHERE entry_id = ? AND ord = ?", updates)
+    return _renamed_targets(store, unresolved, ids) if unresolved else []
+
+
+def _renamed_targets(store: Store, unresolved, ids: dict[str, int]) -> list[tuple]:
+    """(ledger, line, message) for the unresolved entry links that resolve to a path a
+    live note had before it was moved or renamed (the ops log keeps every move)."""
+    from .resolve import Resolver
+
+    paths = {note_id: path for path, note_id in ids.items()}
+    former: dict[str, int] = {}
+    for note_id, old in store.execute(
+            "SELECT note_id, json_extract(detail, '$.from') FROM ops WHERE op = 'moved' "
+            "ORDER BY id"):
+        if note_id in paths and old and old not in ids:
+            former[old] = note_id
+    if not former:
+        return []
+    resolver = Resolver(former)
+    out = []
+    for entry_id, target, ledger_path, line in unresolved:
+        hit = resolver.resolve(Link(target, "wiki", None, None, None, 0), ledger_path)
+        if hit:
+            out.append((ledger_path, line, f"commitment {entry_id} lost its link to "
+                        f"{target} (renamed to {paths[former[hit]]}?): link the note by "
+                        "its new name"))
+    return out
 
 
 # -- views: the texts the trigger matcher compares a context with ---------------------

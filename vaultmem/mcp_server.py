@@ -13,6 +13,7 @@ a note saying so. Failures are tool errors carrying vaultmem's one-line message.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import json
 import os
@@ -20,10 +21,10 @@ import queue
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
-from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -33,7 +34,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from . import __version__
-from .errors import BusyError, UsageError, VaultmemError
+from .errors import BusyError, VaultmemError, in_terms
 from .freshness import GONE, HERE, Freshness
 from .render import json_text
 from .watch import indexed_line
@@ -41,11 +42,14 @@ from .watch import indexed_line
 INSTRUCTIONS = """\
 vaultmem indexes the user's markdown notes vault (Obsidian-style) and a ledger of their
 commitments. Use `search` to find notes on anything the user asks about (pass the user's
-situation as the text: commitments whose condition it matches fire and lift their notes),
-`get_note` to read one in full, `due` for what needs doing now, `ledger` and
-`ledger_history` for the commitments, `add_commitment` to record a new one the user states,
-and `status` for what is indexed. Paths are vault-relative. Every answer reflects the
-vault as it is on disk at the time of the call."""
+situation as the text: commitments whose condition it matches fire and lift their notes;
+narrow it with folders, tags, front-matter `where` and change dates), `get_note` to read
+one in full, `related` for the notes around one, `due` for what needs doing now, `ledger`
+and `ledger_history` for the commitments, `add_commitment` to record a new one the user
+states, `complete_commitment`, `cancel_commitment` and `reschedule_commitment` when the
+user did, dropped or moved one, `nudge` when you could raise one reminder unprompted (it
+weighs the last search as the user's situation), and `status` for what is indexed. Paths are
+vault-relative. Every answer reflects the vault as it is on disk at the time of the call."""
 
 
 def say(message: str) -> None:
@@ -76,49 +80,102 @@ class _Owner:
         return future
 
 
+class Stopping(Exception):
+    """A stop was asked for: the index run in progress ends at its next step."""
+
+
+TOOL = contextvars.ContextVar("tool", default="a request")  # the tool being answered
+
+
 class Service:
-    """The vault, its freshness check and the thread they live on."""
+    """The vault, its freshness check and the thread they live on. `doing` says what
+    that thread is busy with, for a stop to name what it interrupted.
+
+    `create`: a vault never indexed gets its store, and `warm` indexes it all first."""
 
     def __init__(self, path: Path | None, db: Path | None, *, watch: bool = True,
-                 debug: bool = False, embedder=None):
+                 debug: bool = False, embedder=None, create: bool = False):
         self.debug = debug
+        self.context: str | None = None  # the user's situation as an agent last gave it
+        self.doing = "opening the vault"
+        self.stopping = False
+        self.first = False
         self.owner = _Owner()
-        self.vault = self.owner.submit(lambda: self._open(path, db, watch, embedder)).result()
+        self.vault = self.owner.submit(
+            lambda: self._open(path, db, watch, embedder, create)).result()
 
-    def _open(self, path, db, watch, embedder):
+    def _open(self, path, db, watch, embedder, create):
         from .api import Vault
+        from .status import last_run
 
-        vault = Vault.open(path, db, embedder=embedder)
+        vault = Vault.open(path, db, embedder=embedder, create=create)
+        run = last_run(vault.store, "index")
+        self.first = create and (run is None or not run["finished"])  # none, or killed
+        self.doing = "loading the model"  # what `warm` starts with
         self.fresh = Freshness(vault.settings.vault, vault.settings.db, say=say, watch=watch)
         return vault
 
     def warm(self) -> None:
-        """Load the model and catch the index up, before the first request."""
+        """Load the model and catch the index up (all of it on a first start, with its
+        progress on stderr), before the first request."""
         def work():
             try:
+                self.doing = "loading the model"
                 self.vault.embedder.embed(["warm-up"])
+                if self.first:
+                    self._first_index()
                 for note in self._freshen():
                     say(note)
+                self.doing = "waiting for requests"
+                say("ready")
+            except Stopping:
+                pass
             except VaultmemError as exc:
                 say(str(exc))
+            finally:
+                self.doing = "waiting for requests"
         self.owner.submit(work)
+
+    def _first_index(self) -> None:
+        self.doing = "indexing the vault for the first time"
+        say(f"no finished index yet: indexing {self.vault.settings.vault} (answers wait "
+            "for it)")
+        report = self.vault.index(progress=progress_lines(self))
+        say(indexed_line(report))
 
     async def call(self, fn: Callable[[Any], dict], *, fresh: bool = True) -> CallToolResult:
         """Run `fn(vault)` on the vault's thread (after bringing the index up to date
         when `fresh`); its document becomes the tool result."""
-        return await asyncio.wrap_future(self.owner.submit(lambda: self._answer(fn, fresh)))
+        what = TOOL.get()
+        return await asyncio.wrap_future(
+            self.owner.submit(lambda: self._answer(fn, fresh, what)))
 
-    def _answer(self, fn, fresh: bool) -> CallToolResult:
+    def _answer(self, fn, fresh: bool, what: str = "a request") -> CallToolResult:
+        self.doing = f"answering {what}"
         try:
             notes = self._freshen() if fresh else []
             return result(fn(self.vault), notes)
         except VaultmemError as exc:
             return error(str(exc))
+        except Stopping:
+            return error("the server is stopping")
         except Exception as exc:  # noqa: BLE001 - a bug: one line for the agent
+            from .store import explain  # a damaged or read-only store, a full disk
+
+            if (known := explain(exc)) is not None:
+                return error(str(known))
             if self.debug:
                 traceback.print_exc(file=sys.stderr)
             return error(f"internal error: {type(exc).__name__}: {exc} (start the server "
                          "with --debug for the traceback on stderr)")
+        finally:
+            self.doing = "waiting for requests"
+
+    def step(self, stage: str, done: int, total: int) -> None:
+        """An index run's progress: where a stop asked for meanwhile ends the run (what
+        it did is rolled back or finished by the next run)."""
+        if self.stopping:
+            raise Stopping
 
     def _freshen(self) -> list[str]:
         """Index if the vault changed since the last run; notes on anything that kept
@@ -128,8 +185,11 @@ class Service:
             return []
         if verdict is not True:
             return [self._away(verdict)]
+        before, self.doing = self.doing, "indexing what changed"
         try:
-            report = self.vault.index()
+            report = self.vault.index(progress=self.step)
+        except Stopping:
+            raise
         except Exception as exc:
             self.fresh.mark_dirty()
             state = self.fresh.folder.state()
@@ -140,6 +200,9 @@ class Service:
                         "index as it is (it may miss the latest edits); the next call "
                         "catches up"]
             # Anything else (a bug in the indexer) must not cost the agent its answers.
+            from .store import explain
+
+            exc = explain(exc) or exc
             why = str(exc) if isinstance(exc, VaultmemError) else \
                 f"internal error: {type(exc).__name__}: {exc}"
             if self.debug and not isinstance(exc, VaultmemError):
@@ -147,7 +210,10 @@ class Service:
             say(f"index run failed: {why}")
             return [f"the index could not be brought up to date ({why}): answered from "
                     "the index as it is"]
-        say(indexed_line(report))
+        finally:
+            self.doing = before
+        if report.new or report.modified or report.moved or report.deleted or report.embedded:
+            say(indexed_line(report))
         return []
 
     def _away(self, state: str) -> str:
@@ -168,6 +234,20 @@ class Service:
         return True
 
 
+def progress_lines(service: Service, every: float = 2.0):
+    """An index run's progress as a line on stderr per stage, then at most one every
+    `every` seconds; a stop asked for meanwhile ends the run at its next step."""
+    shown = {"stage": None, "at": 0.0}
+
+    def update(stage: str, done: int, total: int) -> None:
+        service.step(stage, done, total)
+        now = time.monotonic()
+        if stage != shown["stage"] or now - shown["at"] >= every or done == total:
+            shown.update(stage=stage, at=now)
+            say(f"indexing: {stage} {done}/{total}")
+    return update
+
+
 def result(doc: dict, notes: list[str]) -> CallToolResult:
     text = json_text(doc, indent=None)
     content = [TextContent(type="text", text=text)]
@@ -176,24 +256,16 @@ def result(doc: dict, notes: list[str]) -> CallToolResult:
 
 
 def error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
-
-
-FORMATS = {datetime: "an ISO date or datetime, e.g. 2026-08-15 or 2026-08-15T09:30",
-           date: "a date: use YYYY-MM-DD"}
-
-
-def _iso(kind: type, value: str | None, what: str):
-    """`value` parsed as a `kind` (datetime or date); None stays None."""
-    try:
-        return None if value is None else kind.fromisoformat(value.strip())
-    except ValueError:
-        raise UsageError(f"{what} {value!r} is not {FORMATS[kind]}") from None
+    """A tool error: vaultmem's one-line message, its terms said as the tools say them."""
+    text = in_terms(message, "mcp")
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 APPEND = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
                          openWorldHint=False)
+REVISE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
+                         openWorldHint=False)  # rewrites one line of the ledger
 Now = Annotated[str | None, Field(
     description="The current time as an ISO date or datetime (2026-08-15, 2026-08-15T09:30); "
                 "default: the clock. Decides which dated commitments have arrived.")]
@@ -211,8 +283,29 @@ class Tools:
             "What to look for, in plain words; or the user's current situation, which is "
             "also matched against commitment conditions."))],
         limit: Annotated[int, Field(ge=1, description="How many notes to return.")] = 10,
-        prefix: Annotated[str | None, Field(description=(
-            "Only notes under this vault-relative folder, e.g. 'projects/house'."))] = None,
+        folders: Annotated[list[str] | None, Field(description=(
+            "Only notes under any of these vault-relative folders, e.g. "
+            "['projects/house']."))] = None,
+        not_folders: Annotated[list[str] | None, Field(description=(
+            "Leave out notes under these folders, e.g. ['archive']."))] = None,
+        tags: Annotated[list[str] | None, Field(description=(
+            "Only notes carrying every one of these tags (without '#'; a tag also matches "
+            "the tags nested under it: 'project' holds 'project/house'); '-x' leaves "
+            "notes tagged x out."))] = None,
+        not_tags: Annotated[list[str] | None, Field(description=(
+            "Leave out notes carrying any of these tags (or tags under them)."))] = None,
+        where: Annotated[list[str] | None, Field(description=(
+            "Front-matter conditions, all of which must hold: 'key=value' (for a list, "
+            "value among its items) or 'key!=value'; case is ignored, e.g. "
+            "['status=active', 'type!=log']."))] = None,
+        changed_since: Annotated[str | None, Field(description=(
+            "Only notes whose file changed on or after this date (YYYY-MM-DD) or "
+            "datetime."))] = None,
+        changed_before: Annotated[str | None, Field(description=(
+            "Only notes whose file changed before this date or datetime."))] = None,
+        include_ledger: Annotated[bool, Field(description=(
+            "Return ledger notes too (by default the `firing` list speaks for their "
+            "commitments)."))] = False,
         weight: Annotated[float | None, Field(ge=0, description=(
             "How much standing salience (importance, activity, links, commitments, "
             "recency) lifts a note; default from the vault's config (0.3)."))] = None,
@@ -241,11 +334,19 @@ class Tools:
         with why they fire), `snippet` and `heading` (the best-matching passage); `firing`
         lists each open commitment firing now (`grounded`: the text is about it, else it
         is merely due), with the notes it links and why; `stale` names indexed notes gone
-        from disk (never returned). Notes edited, added or deleted on disk are reflected.
+        from disk (never returned); `filters` echoes the filters given. Filters (folders,
+        tags, front matter, change dates) choose which notes may be returned before any
+        ranking; a filtered search names only the commitments that link a note it may
+        return. Notes edited, added or deleted on disk are reflected.
         """
+        self.service.context = text
+
         def run(vault):
-            return vault.query(text, now=_iso(datetime, now, "now"), log=log, limit=limit,
-                               prefix=prefix, weight=weight, mode=mode,
+            return vault.query(text, now=now, log=log, limit=limit,
+                               folders=folders, not_folders=not_folders, tags=tags,
+                               not_tags=not_tags, where=where, changed_since=changed_since,
+                               changed_before=changed_before, include_ledger=include_ledger,
+                               weight=weight, mode=mode,
                                prospective=not no_prospective, floor=floor,
                                include_closed=include_closed, explain=explain).as_dict()
         return await self.service.call(run)
@@ -267,6 +368,27 @@ class Tools:
         """
         return await self.service.call(lambda vault: vault.get(path).as_dict())
 
+    async def related(
+        self,
+        note: Annotated[str, Field(description=(
+            "A vault-relative path from search (e.g. 'projects/house/Bathroom.md'), or a "
+            "note name as a [[link]] would write it."))],
+        limit: Annotated[int, Field(ge=1, description="How many notes to return.")] = 10,
+        depth: Annotated[int, Field(ge=1, le=2, description=(
+            "Follow links 1 or 2 steps."))] = 2,
+        now: Now = None,
+    ) -> CallToolResult:
+        """Notes related to one note: the `vaultmem related --json` document.
+
+        `note` (`path`, `title`); `results` best first, each with `rank`, `path`, `title`,
+        `score` and `reasons` (each a `kind`: link, two links, tags or meaning, and a
+        `why` sentence), and `commitments` (those linking it that fire now); the note's
+        own open `commitments`, each with `fires` (now), `group` and `why`. Use it to
+        gather context around a note found by search.
+        """
+        return await self.service.call(lambda vault: vault.related(
+            note, limit=limit, depth=depth, now=now).as_dict())
+
     async def due(
         self,
         context: Annotated[str | None, Field(description=(
@@ -284,8 +406,29 @@ class Tools:
         written), `notes` (the notes it concerns). A read: asking twice gives the same
         answer. Use it when the user asks what is due, or to check a situation.
         """
+        if context and context.strip():
+            self.service.context = context
         return await self.service.call(lambda vault: vault.due(
-            context=context, now=_iso(datetime, now, "now"), horizon=horizon).as_dict())
+            context=context, now=now, horizon=horizon).as_dict())
+
+    async def nudge(
+        self,
+        context: Annotated[str | None, Field(description=(
+            "The user's current situation; default: the text of the last search (or the "
+            "last due context) this server was given."))] = None,
+        now: Now = None,
+    ) -> CallToolResult:
+        """One proactive tick: the `vaultmem nudge --json` document, at most one reminder.
+
+        `nudge` is the commitment or idea worth raising now (`id`, `kind`, `text`, `why`,
+        `value`, `notes`, `terms`), or null with `silent_because`; `candidates` are the top
+        few with their terms and the rule that held each back. A commitment whose trigger
+        the context matches may be the one. It records what it showed (fatigue, the daily
+        cap), so call it when you would interrupt the user, not to browse: use due for that.
+        """
+        situation = context if context and context.strip() else self.service.context
+        return await self.service.call(lambda vault: vault.nudge(
+            now=now, context=situation).as_dict())
 
     async def ledger(
         self,
@@ -318,26 +461,90 @@ class Tools:
     async def add_commitment(
         self,
         text: Annotated[str, Field(description="What to do, e.g. 'Pay the plumber invoice'.")],
-        due: Annotated[str | None, Field(description="Due date, YYYY-MM-DD.")] = None,
+        due: Annotated[str | None, Field(description=(
+            "Due date: YYYY-MM-DD, or words read against today ('next friday', 'end of "
+            "the month'; a period such as 'next week' also opens the window on its first "
+            "day)."))] = None,
         when: Annotated[str | None, Field(description=(
             "A trigger condition instead of (or besides) a date, e.g. 'the invoice "
             "arrives'."))] = None,
         links: Annotated[list[str] | None, Field(description=(
             "Notes it concerns, by name or path (written as [[links]])."))] = None,
         project: Annotated[str | None, Field(description="Its project.")] = None,
+        start: Annotated[str | None, Field(description=(
+            "When its window opens (Tasks' start date), a date or words."))] = None,
+        scheduled: Annotated[str | None, Field(description=(
+            "Its scheduled date (Tasks' ⏳), a date or words."))] = None,
+        keywords: Annotated[list[str] | None, Field(description=(
+            "Words that fire it when the context holds them."))] = None,
+        now: Now = None,
     ) -> CallToolResult:
         """Record a new commitment the user states: one line appended to the ledger note.
 
         Written in the ledger's own syntax (Obsidian Tasks / Dataview) with a new block
         id; no other line changes, and nothing is written if the ledger changed on disk
         meanwhile. Returns the `vaultmem ledger add --json` document: `id`, `ledger`,
-        `line` (its line number) and `text` (the line written). It is indexed before the
-        next answer. Ask the user before recording something they did not ask for.
+        `line` (its line number), `text` (the line written), `due`, `start`,
+        `scheduled` (the dates it holds), `unresolved` (links naming no note yet) and
+        `indexed`. The index holds it when this returns. Ask the user before recording
+        something they did not ask for.
         """
         def run(vault):
-            return vault.add_commitment(text, due=_iso(date, due, "due"), when=when,
-                                        links=tuple(links or ()), project=project).as_dict()
+            return vault.add_commitment(text, due=due, when=when, links=tuple(links or ()),
+                                        project=project, start=start, scheduled=scheduled,
+                                        keywords=tuple(keywords or ()), now=now).as_dict()
         return await self.service.call(run, fresh=False)
+
+    async def complete_commitment(
+        self,
+        id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
+        on: Annotated[str | None, Field(description=(
+            "The day it was done: YYYY-MM-DD or words ('yesterday'); default today."))] = None,
+        now: Now = None,
+    ) -> CallToolResult:
+        """Mark a commitment done, when the user says they did it.
+
+        Its one ledger line is rewritten as Obsidian Tasks writes it (`[x]` and `✅ date`);
+        a recurring one (🔁) also gets its next occurrence, which keeps the id. Nothing is
+        written if the line changed on disk meanwhile. Returns the `vaultmem ledger done
+        --json` document: `id`, `kind` (done, occurrence-done), `ledger`, `line`, `text`
+        (the line now), `was` (before), `occurrence` (the done occurrence of a recurring
+        one: id, line, text), `revision` (as recorded in its history) and `indexed`.
+        """
+        return await self.service.call(lambda vault: vault.complete_commitment(
+            id, on=on, now=now).as_dict(), fresh=False)
+
+    async def cancel_commitment(
+        self,
+        id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
+        on: Annotated[str | None, Field(description=(
+            "The day it was cancelled: YYYY-MM-DD or words; default today."))] = None,
+        now: Now = None,
+    ) -> CallToolResult:
+        """Cancel a commitment the user no longer intends to keep.
+
+        Its one ledger line is rewritten as Obsidian Tasks writes it (`[-]` and `❌ date`);
+        it never fires again, and its history is kept. Returns the `vaultmem ledger
+        cancel --json` document (as complete_commitment's, `kind` cancelled).
+        """
+        return await self.service.call(lambda vault: vault.cancel_commitment(
+            id, on=on, now=now).as_dict(), fresh=False)
+
+    async def reschedule_commitment(
+        self,
+        id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
+        due: Annotated[str, Field(description=(
+            "The new due date: YYYY-MM-DD or words ('next friday')."))],
+        now: Now = None,
+    ) -> CallToolResult:
+        """Give a commitment a new due date, when the user moves it.
+
+        Its one ledger line gets the new `📅` date (or its `[due:: ]` field); nothing else
+        on it changes. Returns the `vaultmem ledger move --json` document (as
+        complete_commitment's, `kind` rescheduled).
+        """
+        return await self.service.call(lambda vault: vault.reschedule_commitment(
+            id, due, now=now).as_dict(), fresh=False)
 
     async def status(self) -> CallToolResult:
         """What is indexed: the `vaultmem status --json` document.
@@ -351,8 +558,10 @@ class Tools:
 
 
 TOOLS = {  # name -> annotations
-    "search": READ, "get_note": READ, "due": READ, "ledger": READ, "ledger_history": READ,
-    "add_commitment": APPEND, "status": READ,
+    "search": READ, "get_note": READ, "related": READ, "due": READ, "ledger": READ,
+    "ledger_history": READ, "add_commitment": APPEND, "complete_commitment": REVISE,
+    "cancel_commitment": REVISE, "reschedule_commitment": REVISE, "status": READ,
+    "nudge": APPEND,
 }
 
 
@@ -367,6 +576,7 @@ class Server(MCPServer):
         if unknown:
             return error(f"unknown argument(s) {', '.join(map(repr, unknown))} for {name}: "
                          f"it takes {', '.join(sorted(known)) or 'none'}")
+        TOOL.set(name)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -389,37 +599,58 @@ def build(service: Service) -> Server:
 
 
 def serve(path: Path | None, db: Path | None, *, watch: bool = True,
-          debug: bool = False) -> None:
-    """Open the vault (a missing index or folder raises VaultmemError before serving),
-    load the model, and answer MCP requests on stdin/stdout until stdin closes or a
-    SIGTERM / SIGINT comes; then exit 0."""
-    previous = signal.signal(signal.SIGTERM, _interrupt), signal.getsignal(signal.SIGINT)
-    service = None
-    try:
-        service = Service(path, db, watch=watch, debug=debug)
-        say(f"serving {service.vault.settings.vault} (index {service.vault.settings.db})")
-        service.warm()
-        build(service).run("stdio")
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, _exit_now)  # a signal during the close: go at once
-        signal.signal(signal.SIGINT, _exit_now)
-        if service is not None and not service.close(timeout=10):
-            # The vault's thread is inside the model or an index run: ending the process
-            # there is safe for SQLite (an open transaction is rolled back on the next
-            # open, and the indexer finishes the rest), while a normal interpreter exit
-            # would tear onnxruntime's threads down under it and abort.
-            _exit_now()
-        signal.signal(signal.SIGTERM, previous[0])
-        signal.signal(signal.SIGINT, previous[1])
+          debug: bool = False, index: bool = True) -> None:
+    """Open the vault (a missing folder, or with `index` False a missing index, raises
+    VaultmemError before serving), load the model, index a vault never indexed, and
+    answer MCP requests on stdin/stdout until stdin closes or a SIGTERM / SIGINT comes;
+    then exit 0, saying what a signal interrupted."""
+    stop = Stop()
+    stop.install()
+    service = Service(path, db, watch=watch, debug=debug, create=index)
+    stop.service = service
+    say(f"serving {service.vault.settings.vault} (index {service.vault.settings.db})")
+    service.warm()
+    build(service).run("stdio")
+    stop.service, stop.phase = None, "closing the vault"  # stdin closed
+    if not service.close(timeout=10):
+        stop.exit_now("closing the vault")
 
 
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+class Stop:
+    """SIGTERM and SIGINT at any moment of a server's life: one line saying what they
+    interrupted, then exit 0. The vault is closed first when that is quick (idle, or
+    an index run, which ends at its next step); during a model load the process ends at
+    once, which is safe for SQLite (an open transaction is rolled back on the next
+    open), while a normal interpreter exit would tear onnxruntime's threads down under
+    it and abort. A second signal ends it at once."""
+
+    def __init__(self):
+        self.service: Service | None = None
+        self.phase = "opening the vault"  # while there is no service to ask
+        self.stopping = False
+
+    def install(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self.handle)
+
+    def handle(self, signum, frame) -> None:
+        doing = self.service.doing if self.service else self.phase
+        _line(f"stopped by {signal.Signals(signum).name} while {doing}")
+        if self.stopping or self.service is None or doing in ("loading the model",
+                                                              "opening the vault"):
+            self.exit_now()
+        self.stopping = self.service.stopping = True
+        self.service.close(timeout=10)
+        self.exit_now()
+
+    @staticmethod
+    def exit_now(doing: str | None = None) -> None:
+        if doing:
+            _line(f"stopped while {doing}: the work in progress did not end in time")
+        os._exit(0)
 
 
-def _exit_now(*_) -> None:
-    say("stopped while a model load or an index run was in progress")
-    sys.stdout.flush()
-    os._exit(0)
+def _line(message: str) -> None:
+    """One line on stderr from a signal handler: a raw write, never the buffered stream
+    the interrupted code may be in the middle of writing."""
+    os.write(2, f"vaultmem mcp: {message}\n".encode())

@@ -22,6 +22,23 @@ def migration(fn: Callable[[Database], None]) -> Callable[[Database], None]:
     return fn
 
 
+def check_not_newer(conn: sqlite3.Connection, path) -> None:
+    """Refuse a store made by a newer vaultmem: its `user_version` is ahead of the
+    migrations this version knows, or it records a migration this version never had.
+    Reading it could misread its tables and writing it could break them, so nothing is
+    done to it, reads included. Runs before anything is written on open."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    names: set[str] = set()
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                    "AND name = '_migrations'").fetchone():
+        names = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+    unknown = sorted(names - {name for name, _ in MIGRATIONS})
+    if version > len(MIGRATIONS) or unknown:
+        from .errors import NewerStoreError
+
+        raise NewerStoreError(path, max(version, len(names)), len(MIGRATIONS), unknown)
+
+
 def missing(conn: sqlite3.Connection) -> list[str]:
     """The migrations not yet recorded in the store, in order (plain sqlite3)."""
     done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
@@ -38,6 +55,7 @@ def apply(conn: sqlite3.Connection) -> list[str]:
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
     todo = missing(conn)
     if not todo:
+        _stamp_version(conn)
         return []
     from sqlite_utils import Database
 
@@ -59,7 +77,15 @@ def apply(conn: sqlite3.Connection) -> list[str]:
             db.rollback()
             raise
         applied.append(name)
+    _stamp_version(conn)
     return applied
+
+
+def _stamp_version(conn: sqlite3.Connection) -> None:
+    """Record in the file's header how many migrations made it (SQLite's user_version),
+    so that an older vaultmem can tell the store is newer than it knows."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
 
 
 @migration
@@ -271,7 +297,20 @@ def m011_candidate_windows(db: Database) -> None:
 
 
 @migration
-def m012_note_language(db: Database) -> None:
+def m012_appended_lines(db: Database) -> None:
+    """The lines vaultmem appended to a ledger (`ledger add`, `ledger accept`), watched
+    until the user makes them theirs: one an editor saves over is offered back
+    (`appended.py`)."""
+    db["appended"].create(
+        {"id": str, "ledger_path": str, "line": int, "text": str, "appended_at": str,
+         "mtime_ns": int, "hash": str, "state": str, "lost_at": str, "updated_at": str},
+        pk="id", defaults={"state": "waiting"},
+    )
+    db["appended"].create_index(["ledger_path"])
+
+
+@migration
+def m013_note_language(db: Database) -> None:
     """The language each note is written in (`lexical.language`; "" when it cannot be
     told), so `status` and `index` can say when a vault is multilingual. Left NULL here:
     the next index run fills it from the stored chunks, without re-parsing a note."""

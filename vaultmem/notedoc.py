@@ -3,6 +3,11 @@
 A read: the store is only queried, the file only read. The note is named by its
 vault-relative path, or by anything a wiki-link could name it by (`Bathroom`,
 `projects/house/Bathroom`), resolved as a link from the vault root would be.
+
+The file is read by the walker's rule (`vault.read_inside`): only if its real path is
+still inside the vault. A note marked deleted is shown as stored and its path is never
+read: whatever stands there now (a symlink to a file outside the vault, say) is not a
+note the index knows.
 """
 
 from __future__ import annotations
@@ -12,9 +17,66 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import NotFoundError
+from .rows import Item
 from .schema import SCHEMA
 from .store import Store
-from .vault import content_hash
+from .vault import content_hash, read_inside
+
+
+@dataclass
+class NoteLink(Item):
+    """A link the note writes, and the note it resolves to (`path` None: none)."""
+
+    target: str
+    kind: str
+    heading: str | None
+    line: int
+    path: str | None
+
+
+@dataclass
+class Backlink(Item):
+    """A note linking this one, at a line."""
+
+    path: str
+    line: int
+
+
+@dataclass
+class NoteCommitment(Item):
+    """A ledger entry linking this note."""
+
+    id: str
+    action: str
+    condition: str | None
+    due: str | None
+    status: str
+    ledger: str
+    line: int
+
+
+@dataclass
+class NoteItem(Item):
+    """A prospective item (plan, idea, …) written in this note."""
+
+    id: str
+    kind: str
+    status: str
+    text: str
+    line: int | None
+
+
+@dataclass
+class NoteSalience(Item):
+    """The note's standing salience and its components, as last computed."""
+
+    score: float
+    importance: float
+    activation: float
+    centrality: float
+    prospective: float
+    recency: float
+    computed_at: str
 
 
 @dataclass
@@ -30,19 +92,22 @@ class NoteDoc:
     tags: list[str]
     aliases: list[str]
     text: str | None
-    links: list[dict] = field(default_factory=list)
-    backlinks: list[dict] = field(default_factory=list)
-    commitments: list[dict] = field(default_factory=list)
-    items: list[dict] = field(default_factory=list)
-    salience: dict | None = None
+    links: list[NoteLink] = field(default_factory=list)
+    backlinks: list[Backlink] = field(default_factory=list)
+    commitments: list[NoteCommitment] = field(default_factory=list)
+    items: list[NoteItem] = field(default_factory=list)
+    salience: NoteSalience | None = None
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, "path": self.path, "title": self.title,
                 "on_disk": self.on_disk, "changed_since_index": self.changed_since_index,
                 "deleted": self.deleted, "frontmatter": self.frontmatter, "tags": self.tags,
-                "aliases": self.aliases, "links": self.links, "backlinks": self.backlinks,
-                "commitments": self.commitments, "items": self.items,
-                "salience": self.salience, "text": self.text}
+                "aliases": self.aliases, "links": [x.as_dict() for x in self.links],
+                "backlinks": [x.as_dict() for x in self.backlinks],
+                "commitments": [x.as_dict() for x in self.commitments],
+                "items": [x.as_dict() for x in self.items],
+                "salience": self.salience.as_dict() if self.salience else None,
+                "text": self.text}
 
 
 def find(store: Store, name: str) -> tuple[int, str]:
@@ -60,7 +125,8 @@ def find(store: Store, name: str) -> tuple[int, str]:
     if hit:
         return store.execute("SELECT id, path FROM notes WHERE path = ?", [hit]).fetchone()
     raise NotFoundError(f"no note {name!r} in the index: give a vault-relative path "
-                        "(`vaultmem query` finds one) or run `vaultmem index` if it is new")
+                        "(`query()` finds one); a note made since the last `index()` is not "
+                        "in it yet")
 
 
 def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
@@ -68,7 +134,7 @@ def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
     row = store.execute("SELECT title, frontmatter, hash, deleted FROM notes WHERE id = ?",
                         [note_id]).fetchone()
     title, fm, digest, deleted = row
-    data = _read(vault / path)
+    data = None if deleted else _read(vault, path)
     text = data.decode("utf-8-sig", errors="replace") if data is not None else None
     return NoteDoc(
         path=path, title=title, on_disk=data is not None,
@@ -83,10 +149,10 @@ def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
         salience=_salience(store, note_id))
 
 
-def _read(path: Path) -> bytes | None:
+def _read(vault: Path, path: str) -> bytes | None:
     try:
-        return path.read_bytes() if path.is_file() else None
-    except OSError:
+        return read_inside(vault, path)
+    except OSError:  # gone, unreadable, not a file, or its real path leaves the vault
         return None
 
 
@@ -95,8 +161,7 @@ def _links(store: Store, note_id: int) -> list[dict]:
         "SELECT l.target_raw, l.kind, l.heading, l.line, n.path FROM links l "
         "LEFT JOIN notes n ON n.id = l.target_id AND n.deleted = 0 "
         "WHERE l.source_id = ? ORDER BY l.line, l.id", [note_id])
-    return [{"target": t, "kind": k, "heading": h, "line": ln, "path": p}
-            for t, k, h, ln, p in rows]
+    return [NoteLink(*row) for row in rows]
 
 
 def _backlinks(store: Store, note_id: int) -> list[dict]:
@@ -104,7 +169,7 @@ def _backlinks(store: Store, note_id: int) -> list[dict]:
         "SELECT n.path, l.line FROM links l JOIN notes n ON n.id = l.source_id "
         "WHERE l.target_id = ? AND n.deleted = 0 AND l.source_id != ? ORDER BY n.path, l.line",
         [note_id, note_id])
-    return [{"path": p, "line": ln} for p, ln in rows]
+    return [Backlink(*row) for row in rows]
 
 
 def _commitments(store: Store, note_id: int) -> list[dict]:
@@ -112,8 +177,7 @@ def _commitments(store: Store, note_id: int) -> list[dict]:
         "SELECT DISTINCT e.id, e.action, e.condition, e.due, e.status, e.present, "
         "e.ledger_path, e.line FROM entry_links l JOIN entries e ON e.id = l.entry_id "
         "WHERE l.target_id = ? ORDER BY e.present DESC, e.ledger_path, e.line", [note_id])
-    return [{"id": i, "action": a, "condition": c, "due": d,
-             "status": s if present else "removed", "ledger": lp, "line": ln}
+    return [NoteCommitment(i, a, c, d, s if present else "removed", lp, ln)
             for i, a, c, d, s, present, lp, ln in rows]
 
 
@@ -121,15 +185,13 @@ def _items(store: Store, note_id: int) -> list[dict]:
     rows = store.execute(
         "SELECT id, kind, status, text, line FROM prospective WHERE note_id = ? "
         "AND present = 1 ORDER BY line", [note_id])
-    return [{"id": i, "kind": k, "status": s, "text": t, "line": ln} for i, k, s, t, ln in rows]
+    return [NoteItem(*row) for row in rows]
 
 
-def _salience(store: Store, note_id: int) -> dict | None:
+def _salience(store: Store, note_id: int) -> NoteSalience | None:
     row = store.execute(
         "SELECT score, importance, activation, centrality, prospective, recency, computed_at "
         "FROM salience WHERE note_id = ?", [note_id]).fetchone()
     if row is None:
         return None
-    keys = ("score", "importance", "activation", "centrality", "prospective", "recency",
-            "computed_at")
-    return dict(zip(keys, row, strict=True))
+    return NoteSalience(*row)

@@ -1,23 +1,33 @@
 """Proactive nudges (SPEC 8): a value per open item, a Schmitt trigger, and silence.
 
     V_i(t) = I_i·D_i(t) + U_i(t) + C_i(t) + N_i(t) − F_i(t)
-    D_i(t) = e^(−τ/decay) · max(0, 1 + A·sin(2π·τ/period + φ)),   τ = t − created
+    D_i(t) = e^(−τ/decay) · max(0, 1 + A·sin(2π·τ/period + φ)),   τ = t − anchor
 
-U: deadline urgency that ramps up before the deadline and fades after it;
-C: a boost inside the item's preferred hours; N: a novelty spike near creation;
-F: fatigue, a decaying sum over recent surfacings (dismissals weigh more).
+The clock is the item's own: τ runs from when it last became relevant (written, its
+🛫 window opened, its urgency ramp began, its due day came, a snooze ended), so an entry
+written weeks ahead is as fresh on its day as one written yesterday.
 
-An item fires when it is armed and V ≥ θ, and re-arms only after V < θ − h, so a
-value hovering around θ cannot chatter. Quiet hours raise θ beyond reach; at most
-one message per tick and `daily_cap` per day. Arming state, surfacings and
-feedback live in the store. Silence is a first-class answer.
+U: urgency. A dated commitment's ramp starts a lead time before its due day (longer the
+further ahead it was written and the higher its priority), peaks on the due day, and
+after it keeps a floor until the entry is done or cancelled; a 🛫 window ramps from its
+start to the due date. C: context, a boost inside the item's preferred hours (from a
+quarter of the way into a block: its first minutes are a transition) plus a cue when
+`--context` matches a trigger entry by `due`'s matcher. N: a small novelty lift after
+an item is written or referenced. F: fatigue, a decaying sum over recent nudges, a
+dismissal weighing more and fading over most of a day.
+
+An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
+window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
+hours raise θ beyond reach; at most one message per tick and `daily_cap` per day,
+commitments first: an idea never takes a slot a due commitment still needs today.
+Arming state, surfacings and feedback live in the store. Silence is a first-class answer.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
 
 from . import clock
@@ -29,69 +39,106 @@ from .store import Store
 
 THETA = 1.0
 HYSTERESIS = 0.25
-DEADLINE_HOUR = 17  # a due date means "by the end of that working day"
+DAY = timedelta(days=1)
+HOUR = timedelta(hours=1)
+SETTLE_SHARE = 0.25  # the boost starts this share of a block in (at most `settle_minutes`)
+PROSPECTIVE_KINDS = ("plan", "idea", "question", "decision", "insight")
+SHOWN = 3  # candidates named by `nudge -v` and the JSON `candidates` list
 
 
 @dataclass(frozen=True)
 class Params:
     """Dynamics of one item; defaults by kind, overridable per item (`nudge_<name>`).
 
-    Scale: θ = 1. An item alone (I·D ≈ I) stays below it; it takes the preferred
-    hours (C) plus an approaching deadline (U) or a revival crest of D to cross.
+    Scale: θ = 1. A commitment's base (I·D ≈ 0.3) and its preferred hours (0.5) stay
+    below θ; urgency (on its due day, in its lead, overdue, a 🛫 window well on) or a cue
+    carries it over, inside its hours. An undated commitment crosses on the crest of its
+    revival wave inside its hours; an idea only with hours stated for it.
     """
 
-    importance: float = 0.5
-    decay_days: float = 14.0
-    amplitude: float = 0.3
-    period_days: float = 3.0
-    phase: float = 0.0
+    importance: float = 0.25
+    decay_days: float = math.inf  # commitments do not fade with age
+    amplitude: float = 0.0
+    period_days: float = 2.0
+    phase: float = -math.pi / 2  # a trough at the anchor: revival half a period later
     hours: str = "09-12,14-18"
-    context: float = 0.35
-    urgency: float = 0.6
-    ramp_days: float = 1.5
-    fade_days: float = 1.0
-    novelty: float = 0.1
+    context: float = 0.6
+    assumed_hours: float = 1.0  # share of `context` when the hours are the defaults
+    settle_minutes: float = 30.0
+    cue: float = 0.8
+    urgency: float = 0.65
+    lead_days: float = 0.2
+    lead_growth: float = 0.15
+    window: float = 0.25  # the 🛫 ramp rises to the overdue floor
+    overdue: float = 0.25
+    novelty: float = 0.0
     novelty_days: float = 0.5
-    fatigue: float = 0.6
-    fatigue_hours: float = 8.0
-    dismiss: float = 1.0
+    fatigue: float = 0.9
+    fatigue_hours: float = 6.0
+    dismiss: float = 0.5
+    dismiss_hours: float = 24.0
+    hold_hours: float = 2.0
 
 
+_IDEA = Params(importance=0.45, decay_days=30.0, amplitude=0.5, assumed_hours=0.4,
+               novelty=0.1)
 KIND_DEFAULTS: dict[str, Params] = {
     "dated": Params(),
-    "conditional": Params(importance=0.45, decay_days=21, amplitude=0.4, period_days=4,
-                          urgency=0.0),
-    "plan": Params(importance=0.5, decay_days=30, amplitude=0.5, period_days=3, urgency=0.0),
-    "idea": Params(importance=0.45, decay_days=30, amplitude=0.6, period_days=3, urgency=0.0),
-    "question": Params(importance=0.45, decay_days=30, amplitude=0.5, period_days=3,
-                       urgency=0.0),
-    "decision": Params(importance=0.35, decay_days=10, amplitude=0.3, urgency=0.0),
-    "insight": Params(importance=0.3, decay_days=10, amplitude=0.3, urgency=0.0),
+    "undated": Params(importance=0.4, amplitude=0.5),
+    "conditional": Params(),
+    "plan": _IDEA,
+    "idea": _IDEA,
+    "question": _IDEA,
+    "decision": replace(_IDEA, importance=0.3, amplitude=0.3),
+    "insight": replace(_IDEA, importance=0.3, amplitude=0.3),
 }
 
 
 @dataclass
 class Item:
+    """An open commitment or prospective item, with what its clock needs."""
+
     id: str
     kind: str
     text: str
     created: datetime
-    deadline: datetime | None
     params: Params
+    due: date | None = None
+    opens: date | None = None  # 🛫 / ⏳: the window opens before the due date
+    priority: float = 1.0
+    stated_hours: bool = False
+    referenced: datetime | None = None
     notes: list[str] = field(default_factory=list)
+    cue: str | None = None  # why the context matches it, when it does
+
+    @property
+    def commitment(self) -> bool:
+        return self.kind not in PROSPECTIVE_KINDS
 
 
 @dataclass(frozen=True)
 class Terms:
     base: float  # I·D
     urgency: float
-    context: float
+    hours: float
+    cue: float
     novelty: float
     fatigue: float
 
     @property
+    def context(self) -> float:
+        """SPEC 8's C: preferred hours and the context's cue."""
+        return self.hours + self.cue
+
+    @property
     def value(self) -> float:
         return self.base + self.urgency + self.context + self.novelty - self.fatigue
+
+    def as_dict(self) -> dict:
+        return {"base": round(self.base, 4), "urgency": round(self.urgency, 4),
+                "context": round(self.context, 4), "hours": round(self.hours, 4),
+                "cue": round(self.cue, 4), "novelty": round(self.novelty, 4),
+                "fatigue": round(self.fatigue, 4)}
 
 
 # -- the value function (pure) ------------------------------------------------------
@@ -102,27 +149,59 @@ def envelope(p: Params, tau_days: float, oscillation: bool = True) -> float:
     return math.exp(-tau_days / p.decay_days) * max(0.0, 1.0 + (wave if oscillation else 0.0))
 
 
-def urgency(p: Params, deadline: datetime | None, t: datetime) -> float:
-    """Ramps from 0 to `urgency` over `ramp_days` before the deadline, fades after it."""
-    if deadline is None or p.urgency <= 0:
-        return 0.0
-    left = (deadline - t) / timedelta(days=1)
-    if left >= p.ramp_days:
-        return 0.0
-    if left >= 0:
-        return p.urgency * (1.0 - left / p.ramp_days)
-    return p.urgency * math.exp(left / p.fade_days)
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, time())
+
+
+def lead_days(item: Item) -> float:
+    """How long before its due day a dated entry's urgency starts to ramp: `lead_days`,
+    growing with the log of how many days ahead it was written and with its priority
+    (the square of its importance factor: a ⏫ entry's lead is ~1.56 times as long)."""
+    p = item.params
+    ahead = max((item.due - item.created.date()).days, 0) if item.due else 0
+    return p.lead_days * (1 + p.lead_growth * math.log1p(ahead)) * item.priority ** 2
+
+
+def lead_start(item: Item) -> datetime | None:
+    return _midnight(item.due) - lead_days(item) * DAY if item.due else None
+
+
+def urgency(item: Item, t: datetime) -> float:
+    """U(t): the lead ramp up to the due day, the peak on it, the overdue floor after;
+    a 🛫 window ramps from its start to the due date, slowly at first (the square of the
+    share gone: it speaks up in the window's last part), up to the overdue floor; an
+    open window without a due date is flat. Undated entries and ideas have none."""
+    p, today = item.params, t.date()
+    if item.due is not None and today > item.due:
+        return p.overdue
+    if item.due is not None and today == item.due:
+        return p.urgency
+    ramp = 0.0
+    start = lead_start(item)
+    if start is not None and t > start:
+        ramp = p.urgency * (t - start) / (_midnight(item.due) - start)
+    if item.opens is not None and item.opens <= today:
+        opened = _midnight(item.opens)
+        span = (_midnight(item.due) - opened) if item.due else timedelta(0)
+        share = (t - opened) / span if span > timedelta(0) else 1.0
+        ramp = max(ramp, p.window * min(share, 1.0) ** 2)
+    return ramp
 
 
 def in_hours(spec: str, t: datetime) -> bool:
     """'09-12,14-18' (or '22:00-07:00'): is t inside one of the ranges? Wraps midnight."""
+    return block_at(spec, t) is not None
+
+
+def block_at(spec: str, t: datetime) -> tuple[int, int] | None:
+    """The range of `spec` holding t, as (minutes since its start, its length)."""
     minute = t.hour * 60 + t.minute
     for part in filter(None, (s.strip() for s in spec.split(","))):
         start, _, end = part.partition("-")
         a, b = _minutes(start), _minutes(end)
         if (a <= minute < b) if a <= b else (minute >= a or minute < b):
-            return True
-    return False
+            return (minute - a) % 1440, (b - a) % 1440 or 1440
+    return None
 
 
 def _minutes(text: str) -> int:
@@ -130,24 +209,67 @@ def _minutes(text: str) -> int:
     return int(hh) * 60 + int(mm or 0)
 
 
+def hours_boost(item: Item, t: datetime) -> float:
+    """C's preferred-hours part: the full boost inside stated hours (a share of it inside
+    assumed ones), from a quarter of the way into the block, at most `settle_minutes`."""
+    p = item.params
+    block = block_at(p.hours, t)
+    if block is None:
+        return 0.0
+    into, length = block
+    if into < min(SETTLE_SHARE * length, p.settle_minutes):
+        return 0.0
+    return p.context * (1.0 if item.stated_hours else p.assumed_hours)
+
+
 def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
             t: datetime) -> float:
-    """Decaying sum over recent surfacings; a dismissal weighs `dismiss` on top."""
-    def decayed(moments, weight):
-        return sum(weight * math.exp(-((t - m) / timedelta(hours=1)) / p.fatigue_hours)
-                   for m in moments if m <= t)
-    return decayed(surfaced, p.fatigue) + decayed(dismissed, p.dismiss)
+    """Decaying sums over recent surfacings (`fatigue`, over `fatigue_hours`) and, on top,
+    dismissals (`dismiss`, over the longer `dismiss_hours`)."""
+    def decayed(moments, weight, hours):
+        return sum(weight * math.exp(-((t - m) / HOUR) / hours) for m in moments if m <= t)
+    return decayed(surfaced, p.fatigue, p.fatigue_hours) + \
+        decayed(dismissed, p.dismiss, p.dismiss_hours)
+
+
+def anchors(item: Item, snoozed: datetime | None = None) -> list[datetime]:
+    """The moments at which the item became relevant again (each opens a window)."""
+    out = [item.created]
+    if item.referenced:
+        out.append(item.referenced)
+    if snoozed:
+        out.append(snoozed)
+    if item.opens:
+        out.append(_midnight(item.opens))
+    if item.due:
+        out += [lead_start(item), _midnight(item.due)]
+    return out
+
+
+def window_start(item: Item, t: datetime, snoozed: datetime | None = None,
+                 oscillation: bool = True) -> datetime:
+    """The start of the item's current window: its latest anchor at or before t or, for
+    an item that revives on a wave, the start of the wave's current period."""
+    start = max((a for a in anchors(item, snoozed) if a <= t), default=item.created)
+    p = item.params
+    if oscillation and p.amplitude > 0 and t > start:
+        periods = math.floor((t - start) / (p.period_days * DAY))
+        start += periods * p.period_days * DAY
+    return start
 
 
 def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[datetime],
-          oscillation: bool = True) -> Terms:
+          oscillation: bool = True, snoozed: datetime | None = None) -> Terms:
     p = item.params
-    tau = max((t - item.created) / timedelta(days=1), 0.0)
+    anchor = max((a for a in anchors(item, snoozed) if a <= t), default=item.created)
+    tau = max((t - anchor) / DAY, 0.0)
+    fresh = max((t - max(item.created, item.referenced or item.created)) / DAY, 0.0)
     return Terms(
         base=p.importance * envelope(p, tau, oscillation),
-        urgency=urgency(p, item.deadline, t),
-        context=p.context if in_hours(p.hours, t) else 0.0,
-        novelty=p.novelty * math.exp(-tau / p.novelty_days),
+        urgency=urgency(item, t),
+        hours=hours_boost(item, t),
+        cue=p.cue if item.cue else 0.0,
+        novelty=p.novelty * math.exp(-fresh / p.novelty_days),
         fatigue=fatigue(p, surfaced, dismissed, t),
     )
 
@@ -165,34 +287,60 @@ def schmitt(armed: bool, value: float, theta: float, h: float) -> tuple[bool, bo
 
 def load_items(store: Store) -> list[Item]:
     """Open commitments and open/referenced prospective items, with their parameters."""
+    return _entries(store) + _prospective(store)
+
+
+def _entries(store: Store) -> list[Item]:
     items = []
     for row in store.execute(
-            "SELECT e.id, e.action, e.condition, e.due, e.first_seen, e.fields, e.entry "
-            "FROM entries e WHERE e.present = 1 AND e.status = 'open'"):
-        entry_id, action, condition, due, first_seen, extra, raw = row
-        created_on = json.loads(raw).get("created")
-        created = _moment(created_on) if created_on else _moment(first_seen)
-        kind = "dated" if due else "conditional"
-        deadline = datetime.combine(date.fromisoformat(due), time(DEADLINE_HOUR)) if due else None
+            "SELECT id, action, condition, due, scheduled, start, first_seen, fields, entry "
+            "FROM entries WHERE present = 1 AND status = 'open'"):
+        entry_id, action, condition, due, scheduled, start, first_seen, extra, raw = row
         extra = json.loads(extra or "{}")
-        params = _override(_prioritised(KIND_DEFAULTS[kind], extra.get("priority")), extra)
-        items.append(Item(entry_id, kind, action + (f" (when {condition})" if condition else ""),
-                          created, deadline, params, _entry_notes(store, entry_id)))
-    for row in store.execute(
-            "SELECT p.id, p.kind, p.text, p.created, n.frontmatter, p.level, n.path "
-            "FROM prospective p JOIN notes n ON n.id = p.note_id "
-            "WHERE p.present = 1 AND p.status IN ('open', 'referenced') AND n.deleted = 0"):
-        item_id, kind, text, created, fm, level, path = row
-        overrides = json.loads(fm or "{}") if level == "note" else {}
-        items.append(Item(item_id, kind, text, _moment(created), None,
-                          _override(KIND_DEFAULTS.get(kind, Params()), overrides), [path]))
+        due_on = _day(due) or _day(scheduled)
+        opens = min(filter(None, (_day(start), _day(scheduled))), default=None)
+        kind = "dated" if due_on or opens else ("conditional" if condition else "undated")
+        factor = PRIORITY_FACTOR.get(str(extra.get("priority") or "normal").strip().lower(), 1.0)
+        base = KIND_DEFAULTS[kind]
+        # A Tasks priority scales the importance (an explicit `nudge_importance` wins).
+        params, stated = _override(replace(base, importance=base.importance * factor), extra)
+        items.append(Item(
+            entry_id, kind, action + (f" (when {condition})" if condition else ""),
+            _created(json.loads(raw).get("created"), first_seen), params,
+            due=due_on, opens=opens if opens and (not due_on or opens < due_on) else None,
+            priority=factor, stated_hours=stated, notes=_entry_notes(store, entry_id)))
     return items
 
 
-def _prioritised(base: Params, priority) -> Params:
-    """A Tasks priority scales the entry's importance (`ledger.PRIORITY_FACTOR`)."""
-    factor = PRIORITY_FACTOR.get(str(priority or "normal").strip().lower(), 1.0)
-    return replace(base, importance=base.importance * factor)
+def _prospective(store: Store) -> list[Item]:
+    items = []
+    for row in store.execute(
+            "SELECT p.id, p.kind, p.text, p.created, p.last_referenced, n.frontmatter, "
+            "p.level, n.path FROM prospective p JOIN notes n ON n.id = p.note_id "
+            "WHERE p.present = 1 AND p.status IN ('open', 'referenced') AND n.deleted = 0"):
+        item_id, kind, text, created, referenced, fm, level, path = row
+        overrides = json.loads(fm or "{}") if level == "note" else {}
+        params, stated = _override(KIND_DEFAULTS.get(kind, _IDEA), overrides)
+        created_at = _moment(created)
+        ref = clock.moment(referenced)
+        items.append(Item(item_id, kind, text, created_at, params, stated_hours=stated,
+                          referenced=ref if ref and ref > created_at else None, notes=[path]))
+    return items
+
+
+def _day(value: str | None) -> date | None:
+    return date.fromisoformat(value[:10]) if value else None
+
+
+def _created(tasks_created: str | None, first_seen: str | None) -> datetime:
+    """When the entry was written: the store's first sighting, or the Tasks `➕` date
+    when that is earlier (a line written before the vault was indexed)."""
+    seen = _moment(first_seen)
+    if tasks_created:
+        day = clock.moment(tasks_created)
+        if day is not None and day.date() < seen.date():
+            return day
+    return seen
 
 
 def _entry_notes(store: Store, entry_id: str) -> list[str]:
@@ -205,29 +353,70 @@ def _moment(value: str | None) -> datetime:
     return clock.moment(value) or datetime.min
 
 
-def _override(base: Params, values: dict) -> Params:
-    """Per-item parameters: `nudge_<name>` in front matter or a ledger field."""
-    known = {f.name: f.type for f in fields(Params)}
-    changes = {}
+def _overridden(values: dict) -> dict[str, object]:
+    """{parameter name: raw value} for every `nudge_<name>` key naming a parameter."""
+    known = {f.name for f in fields(Params)}
+    out = {}
     for key, raw in values.items():
         name = str(key).lower().removeprefix("nudge_").removeprefix("nudge ")
         if str(key).lower().startswith("nudge") and name in known:
-            try:
-                changes[name] = str(raw) if name == "hours" else float(raw)
-            except (TypeError, ValueError):
-                continue
-    return replace(base, **changes)
+            out[name] = raw
+    return out
+
+
+def _override(base: Params, values: dict) -> tuple[Params, bool]:
+    """Per-item parameters (`nudge_<name>` in front matter or a ledger field), and whether
+    the item states its own hours."""
+    changes = {}
+    for name, raw in _overridden(values).items():
+        try:
+            changes[name] = str(raw) if name == "hours" else float(raw)
+        except (TypeError, ValueError):
+            continue
+    return replace(base, **changes), "hours" in changes
 
 
 # -- one tick ------------------------------------------------------------------------------
 
 @dataclass
+class Candidate:
+    """One item's standing at a tick: its terms, and what (if anything) held it back."""
+
+    item: Item
+    terms: Terms
+    armed: bool
+    held: str = ""  # empty: it may fire
+    shown_today: bool = False
+
+    id = property(lambda self: self.item.id)
+    kind = property(lambda self: self.item.kind)
+    text = property(lambda self: self.item.text)
+
+    @property
+    def value(self) -> float:
+        return self.terms.value
+
+    def as_dict(self) -> dict:
+        return {"id": self.item.id, "kind": self.item.kind, "text": self.item.text,
+                "value": round(self.value, 4), "terms": self.terms.as_dict(),
+                "armed": self.armed, "held": self.held or None}
+
+
+@dataclass
 class Nudge:
+    """The message of a tick: its item, value and terms, and why now. The JSON's keys
+    are its attributes (`nudge.id`, `nudge.text`, …)."""
+
     item: Item
     value: float
     terms: Terms
     why: str
     surfacing_id: int = 0
+
+    id = property(lambda self: self.item.id)
+    kind = property(lambda self: self.item.kind)
+    text = property(lambda self: self.item.text)
+    notes = property(lambda self: self.item.notes)
 
 
 @dataclass
@@ -235,82 +424,190 @@ class TickResult:
     now: datetime
     nudge: Nudge | None
     reason: str  # why silent, or "nudged"
-    candidates: int
+    open: int
     values: dict[str, float]
+    candidates: list[Candidate] = field(default_factory=list)  # the top few, best first
+    theta: float = THETA
 
     def as_dict(self) -> dict:
-        """The `nudge --json` document: the message, or null and why it stayed silent."""
+        """The `nudge --json` document: the message or null, why it stayed silent, and the
+        top candidates with their terms and the rule that held each back."""
         n = self.nudge
         return {"schema": SCHEMA, "now": self.now.isoformat(timespec="seconds"),
                 "nudge": None if n is None else {
                     "id": n.item.id, "kind": n.item.kind, "text": n.item.text, "why": n.why,
                     "value": round(n.value, 4), "notes": n.item.notes,
-                    "terms": asdict(n.terms)},
+                    "terms": n.terms.as_dict()},
                 "silent_because": None if n else self.reason,
-                "candidates": self.candidates}
+                "theta": self.theta, "open": self.open,
+                "candidates": [c.as_dict() for c in self.candidates]}
 
 
-def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True) -> TickResult:
-    """Compute every value, update the hysteresis state, emit at most one nudge."""
+@dataclass
+class _Past:
+    """What the store remembers of one item's nudges."""
+
+    surfaced: list[datetime] = field(default_factory=list)  # the last three days
+    dismissed: list[datetime] = field(default_factory=list)
+    last: datetime | None = None  # the latest nudge, however old
+    accepted: bool = False  # ... whether it was accepted
+    dismissed_message: str = ""  # ... and its message, if it was dismissed
+
+
+def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True,
+         cues: dict[str, str] | None = None, record: bool = True) -> TickResult:
+    """Compute every value, update the arming state, emit at most one nudge.
+
+    `cues`: {entry id: why} for the entries whose trigger the current context matches
+    (the caller asks `due`'s matcher; see `Vault.nudge`). `record` False: a dry run that
+    stores nothing (no surfacing, no state)."""
     now = clock.local_naive(now)
     items = load_items(store)
-    state = {r[0]: (bool(r[1]), r[2]) for r in store.execute(
-        "SELECT item_id, armed, muted_until FROM nudge_state")}
-    history = _history(store, now)
-    quiet = in_hours(settings.quiet_hours, now)
-    firing, values, updates = [], {}, []
     for item in items:
-        armed, muted_until = state.get(item.id, (True, None))
-        surfaced, dismissed = history.get(item.id, ([], []))
-        t = terms(item, now, surfaced, dismissed, oscillation)
-        values[item.id] = round(t.value, 4)
-        if muted_until and _moment(muted_until) > now:
-            continue
-        fires, armed_after = schmitt(armed, t.value, THETA, HYSTERESIS)
-        if fires and quiet:  # quiet hours raise θ out of reach; they do not re-arm anything
-            fires, armed_after = False, armed
-        if fires:
-            firing.append((t.value, item, t))
-        else:
-            updates.append((item.id, armed_after, t.value))
-    for value, item, _ in firing:
-        updates.append((item.id, True, value))  # stays armed unless it is the one emitted
-    today = _sent_today(store, now)
-    nudge, reason = None, "quiet hours" if quiet else "nothing above threshold"
-    if firing and today >= settings.daily_cap:
-        reason = f"daily cap of {settings.daily_cap} reached"
-    elif firing:
-        value, item, t = max(firing, key=lambda f: (f[0], f[1].id))
-        nudge = Nudge(item, value, t, explain(t, item, now))
-        updates.append((item.id, False, value))
-        reason = "nudged"
-    _save(store, now, updates, nudge)
-    return TickResult(now, nudge, reason, len(items), values)
+        item.cue = (cues or {}).get(item.id)
+    state = {r[0]: (bool(r[1]), clock.moment(r[2])) for r in store.execute(
+        "SELECT item_id, armed, muted_until FROM nudge_state")}
+    past = _history(store, now)
+    cands = [_stand(item, now, state.get(item.id, (True, None)), past.get(item.id, _Past()),
+                    oscillation) for item in items]
+    nudge, reason = _decide(store, settings, now, cands)
+    if record:
+        _save(store, now, cands, nudge)
+    ranked = sorted(cands, key=lambda c: (c.held == "", c.value), reverse=True)
+    return TickResult(now, nudge, reason, len(items), {c.item.id: round(c.value, 4)
+                                                       for c in cands}, ranked[:SHOWN])
+
+
+def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past: _Past,
+           oscillation: bool) -> Candidate:
+    """The item's terms, whether it is armed (its Schmitt state, re-armed by a new
+    window), and the first rule that holds it back, if any."""
+    armed, muted = state
+    snoozed = muted if muted and muted <= now else None
+    if item.cue and _names_cue(past.dismissed_message, item.cue):
+        item.cue = None  # the same cue, already dismissed: not a new moment
+    t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed)
+    fresh = past.last is None or past.last < window_start(item, now, snoozed, oscillation)
+    if fresh:
+        armed = True  # a new window re-arms
+    c = Candidate(item, t, armed, shown_today=past.last is not None
+                  and past.last.date() == now.date())
+    if muted and muted > now:
+        c.held = f"snoozed until {muted.isoformat(timespec='minutes')}"
+    elif item.created <= now < item.created + item.params.hold_hours * HOUR:
+        c.held = "just written"
+    elif past.accepted and not fresh:
+        c.armed = False
+        c.held = "accepted in this window"
+    elif c.value < THETA:
+        short = THETA - c.value
+        c.held = ("fatigue" if c.value + t.fatigue >= THETA else "below θ") + \
+            f" by {short:.2f}"
+    elif not armed:
+        c.held = f"disarmed until V < {THETA - HYSTERESIS:.2f} or a new window"
+    return c
+
+
+def _names_cue(message: str, cue: str) -> bool:
+    """Whether a stored message ("text — cue · the rest of why") gave `cue` as its reason."""
+    return message.endswith(f" — {cue}") or f" — {cue} · " in message
+
+
+def _decide(store: Store, settings: Settings, now: datetime, cands: list[Candidate]
+            ) -> tuple[Nudge | None, str]:
+    """Pick at most one nudge among the candidates free to fire: commitments first, then
+    the highest value; name the rule that holds back the rest."""
+    free = [c for c in cands if not c.held]
+    sent = _sent_today(store, now)
+    for rule, holds in (("quiet hours", in_hours(settings.quiet_hours, now)),
+                        (f"daily cap of {settings.daily_cap} reached",
+                         sent >= settings.daily_cap)):
+        if holds:
+            _hold(free, rule)
+            return None, rule
+    waiting = sum(1 for c in cands if c.item.commitment and _needs_today(c, now))
+    kept = f"today's last {settings.daily_cap - sent} slot(s) kept for commitments"
+    for c in free:
+        if not c.item.commitment and sent + waiting >= settings.daily_cap:
+            c.held = kept  # an idea never takes a slot a due commitment still needs
+    free = sorted((c for c in cands if not c.held),
+                  key=lambda c: (c.item.commitment, c.value, c.item.id), reverse=True)
+    if not free:
+        reason = kept if any(c.held == kept for c in cands) else "nothing above threshold"
+        return None, reason
+    best = free[0]
+    _hold(free[1:], f"{best.item.id} won this tick")
+    return Nudge(best.item, best.value, best.terms, explain(best.terms, best.item, now)), \
+        "nudged"
+
+
+def _needs_today(c: Candidate, now: datetime) -> bool:
+    """A commitment that is pressing (due, overdue, in its lead or window, or cued), not
+    shown yet today, and able to cross θ in hours of its still to come today: ideas leave
+    it room under the daily cap."""
+    t, p = c.terms, c.item.params
+    if c.shown_today or not (t.urgency > 0 or t.cue > 0) or \
+            c.held.startswith(("snoozed", "accepted", "fatigue")):
+        return False
+    boost = p.context * (1.0 if c.item.stated_hours else p.assumed_hours)
+    return c.value - t.hours + boost >= THETA and hours_ahead(p.hours, now)
+
+
+def hours_ahead(spec: str, t: datetime) -> bool:
+    """Whether a range of `spec` is open at t or opens later that day."""
+    minute = t.hour * 60 + t.minute
+    for part in filter(None, (s.strip() for s in spec.split(","))):
+        start, _, end = part.partition("-")
+        a, b = _minutes(start), _minutes(end)
+        if b > minute or a > b:
+            return True
+    return False
+
+
+def _hold(cands: list[Candidate], rule: str) -> None:
+    for c in cands:
+        c.held = rule
 
 
 def explain(t: Terms, item: Item, now: datetime) -> str:
+    """Why now, in words: the cue first (set off by " · "), then the clock and the hours."""
     parts = []
-    if t.urgency > 0.05 and item.deadline:
-        hours = (item.deadline - now) / timedelta(hours=1)
-        parts.append(f"due in {hours:.0f} h" if hours >= 0 else f"overdue by {-hours:.0f} h")
+    if t.urgency > 0 and item.opens and (item.due is None or now < lead_start(item)):
+        parts.append(f"window open since {item.opens.isoformat()}"
+                     + (f", due {item.due.isoformat()}" if item.due else ""))
+    elif t.urgency > 0 and item.due:
+        days = (item.due - now.date()).days
+        parts.append("due today" if days == 0 else f"overdue since {item.due.isoformat()}"
+                     if days < 0 else f"due {item.due.isoformat()}")
     if t.novelty > 0.05:
         parts.append("new")
-    if t.context > 0:
+    if t.hours > 0:
         parts.append("a good time for it")
-    if t.base > 0.5 * item.params.importance and not parts:
+    if not parts and not item.cue:
         parts.append("has been waiting and still matters")
-    return ", ".join(parts) or "value above threshold"
+    return " · ".join(filter(None, [item.cue, ", ".join(parts)]))
 
 
-def _history(store: Store, now: datetime) -> dict[str, tuple[list, list]]:
+def _history(store: Store, now: datetime) -> dict[str, _Past]:
+    """Per item: surfacings and dismissals of the last three days (for fatigue) and the
+    latest surfacing with its answer (for windows and accepts)."""
     since = (now - timedelta(days=3)).isoformat(timespec="seconds")
-    out: dict[str, tuple[list, list]] = {}
-    for item_id, ts in store.execute("SELECT item_id, ts FROM surfacings WHERE ts >= ?",
-                                     [since]):
-        out.setdefault(item_id, ([], []))[0].append(_moment(ts))
+    stamp = now.isoformat(timespec="seconds")
+    out: dict[str, _Past] = {}
     for item_id, ts in store.execute(
-            "SELECT item_id, ts FROM feedback WHERE kind = 'dismiss' AND ts >= ?", [since]):
-        out.setdefault(item_id, ([], []))[1].append(_moment(ts))
+            "SELECT item_id, ts FROM surfacings WHERE ts >= ? AND ts <= ?", [since, stamp]):
+        out.setdefault(item_id, _Past()).surfaced.append(_moment(ts))
+    for item_id, ts in store.execute(
+            "SELECT item_id, ts FROM feedback WHERE kind = 'dismiss' AND ts >= ? AND ts <= ?",
+            [since, stamp]):
+        out.setdefault(item_id, _Past()).dismissed.append(_moment(ts))
+    for item_id, ts, message, kind in store.execute(
+            "SELECT s.item_id, s.ts, s.message, (SELECT f.kind FROM feedback f WHERE "
+            "f.surfacing_id = s.id ORDER BY f.id DESC LIMIT 1) FROM surfacings s WHERE s.id IN "
+            "(SELECT max(id) FROM surfacings WHERE ts <= ? GROUP BY item_id)", [stamp]):
+        past = out.setdefault(item_id, _Past())
+        past.last, past.accepted = _moment(ts), kind == "accept"
+        past.dismissed_message = (message or "") if kind == "dismiss" else ""
     return out
 
 
@@ -321,24 +618,39 @@ def _sent_today(store: Store, now: datetime) -> int:
                          [start, end]).fetchone()[0]
 
 
-def _save(store: Store, now: datetime, updates, nudge: Nudge | None) -> None:
+def _save(store: Store, now: datetime, cands: list[Candidate], nudge: Nudge | None) -> None:
+    """The arming state after this tick (snoozed items keep theirs), and the nudge."""
     stamp = now.isoformat(timespec="seconds")
+    rows = []
+    for c in cands:
+        if c.held.startswith("snoozed"):
+            continue
+        if nudge is not None and c.item is nudge.item:
+            armed = False
+        elif c.armed and c.value >= THETA:
+            armed = True  # it could fire and did not (held by a rule, or another won)
+        else:
+            armed = schmitt(c.armed, c.value, THETA, HYSTERESIS)[1]
+        rows.append((c.item.id, int(armed), float(c.value), stamp))
     with store.atomic():
         store.executemany(
             "INSERT INTO nudge_state (item_id, armed, value, updated_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(item_id) DO UPDATE SET armed = excluded.armed, value = excluded.value, "
-            "updated_at = excluded.updated_at",
-            [(i, int(a), float(v), stamp) for i, a, v in updates])
+            "updated_at = excluded.updated_at", rows)
         if nudge:
-            message = f"{nudge.item.text} — {nudge.why}"
-            nudge.surfacing_id = store.insert(
-                "surfacings", {"item_id": nudge.item.id, "ts": stamp, "value": nudge.value,
-                               "message": message})
-            # A nudge mentions its notes: it feeds their ACT-R activation (SPEC 4).
-            for path in nudge.item.notes:
-                row = store.execute("SELECT id FROM notes WHERE path = ?", [path]).fetchone()
-                if row:
-                    store.add_op(stamp, "surfaced", row[0], None, {"item": nudge.item.id})
+            _record(store, stamp, nudge)
+
+
+def _record(store: Store, stamp: str, nudge: Nudge) -> None:
+    message = f"{nudge.item.text} — {nudge.why}"
+    nudge.surfacing_id = store.insert(
+        "surfacings", {"item_id": nudge.item.id, "ts": stamp, "value": nudge.value,
+                       "message": message})
+    # A nudge mentions its notes: it feeds their ACT-R activation (SPEC 4).
+    for path in nudge.item.notes:
+        row = store.execute("SELECT id FROM notes WHERE path = ?", [path]).fetchone()
+        if row:
+            store.add_op(stamp, "surfaced", row[0], None, {"item": nudge.item.id})
 
 
 FEEDBACK_KINDS = ("accept", "dismiss", "snooze")
@@ -356,10 +668,10 @@ def parse_duration(text: str) -> timedelta:
             raise ValueError(text)
         span = timedelta(**{unit: amount})
     except (ValueError, OverflowError):
-        raise UsageError(f"--for {text!r}: use a positive number and m, h or d, e.g. 2h") \
-            from None
+        raise UsageError(f"`snooze` {text!r}: use a positive number and m, h or d, e.g. "
+                         "2h") from None
     if span > MAX_SNOOZE:
-        raise UsageError(f"--for {text!r}: at most 3650d")
+        raise UsageError(f"`snooze` {text!r}: at most 3650d")
     return span
 
 
@@ -384,7 +696,7 @@ def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
     if kind not in FEEDBACK_KINDS:
         raise UsageError(f"{kind!r}: answer accept, dismiss or snooze")
     if snooze is not None and kind != "snooze":
-        raise UsageError(f"--for goes with snooze only, not with {kind}")
+        raise UsageError(f"`snooze` goes with snooze only, not with {kind}")
     now = clock.local_naive(now)
     row = store.execute("SELECT id FROM surfacings WHERE item_id = ? ORDER BY id DESC LIMIT 1",
                         [item_id]).fetchone()

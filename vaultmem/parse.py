@@ -20,7 +20,7 @@ from urllib.parse import unquote
 import frontmatter
 import yaml
 from markdown_it import MarkdownIt
-from markdown_it.rules_inline import backtick
+from markdown_it.rules_inline import backtick, image, link
 from markdown_it.token import Token
 
 from .rows import Link
@@ -32,6 +32,12 @@ _MAX_FM_DEPTH = 20
 # ledger's later entries too), so reaching it is a warning; 20 dropped everything after
 # a list nested 10 deep.
 _MAX_NESTING = 100
+# Inline nesting is another matter. markdown-it finds where a link's label ends by
+# skipping tokens, and a '[' inside the label is tried as a nested link, recursively,
+# until the nesting limit: every '[' of a line full of them costs that many steps (100
+# made 250 KB of '[' take minutes). Links nest a level or two in real notes; 8 keeps
+# every label of the test vaults as it was and makes a '[' cost a few steps.
+_INLINE_NESTING = 8
 _MIN_SECTION_CHARS = 80
 _HUGE_FACTOR = 4
 # Stands in for an escaped or entity-encoded '#', '[' or ']' ("\#", "&#91;"), so
@@ -136,9 +142,29 @@ def _wiki_as_text(state: Any, silent: bool) -> bool:
     return True
 
 
+def _needs_a_close(rule):
+    """A link or image rule that fails at once where it cannot succeed: no "](" follows
+    (and the note defines no reference links, which need only a ']'). markdown-it would
+    search for the label's end at every '[', nested ones too."""
+    def bounded(state: Any, silent: bool) -> bool:
+        last = state.env.get(_LAST_CLOSE)
+        if last is None or last[0] is not state.src:
+            last = state.env[_LAST_CLOSE] = (state.src, state.src.rfind("]("),
+                                             state.src.rfind("]"))
+        if state.pos > last[2 if state.env.get("references") else 1]:
+            return False
+        return rule(state, silent)
+    return bounded
+
+
+# env key: (inline source, index of its last "](", index of its last "]")
+_LAST_CLOSE = "vaultmem_last_close"
+
+
 def _inline_where_needed(state: Any) -> None:
     # Inline parsing is most of markdown-it's time. Text without '[' or '#' can
     # hold no link or tag, so it is skipped; headings are parsed for their text.
+    # The inline parser is its own instance, with its own nesting limit.
     tokens = state.tokens
     for i, tok in enumerate(tokens):
         if tok.type != "inline":
@@ -146,20 +172,23 @@ def _inline_where_needed(state: Any) -> None:
         heading = i > 0 and tokens[i - 1].type == "heading_open"
         if heading or "[" in tok.content or "#" in tok.content:
             tok.children = []
-            state.md.inline.parse(tok.content, state.md, state.env, tok.children)
+            _INLINE.inline.parse(tok.content, _INLINE, state.env, tok.children)
 
 
-def _make_markdown() -> MarkdownIt:
+def _make_markdown(nesting: int) -> MarkdownIt:
     # text_join would fold escapes ("\#") into plain text; we need to see them.
-    md = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).enable("table") \
+    md = MarkdownIt("commonmark", {"maxNesting": nesting}).enable("table") \
         .disable("text_join")
     md.inline.ruler.at("backticks", _count_code_newlines)
     md.inline.ruler.before("link", "wiki_link", _wiki_as_text)
+    md.inline.ruler.at("link", _needs_a_close(link))
+    md.inline.ruler.at("image", _needs_a_close(image))
     md.core.ruler.at("inline", _inline_where_needed)
     return md
 
 
-_MD = _make_markdown()
+_MD = _make_markdown(_MAX_NESTING)
+_INLINE = _make_markdown(_INLINE_NESTING)
 
 
 def parse_note(text: str, path: str, *, max_chunk_chars: int = 1200) -> ParsedNote:

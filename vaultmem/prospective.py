@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from . import clock, syntax
 from .config import Settings
+from .rows import Item
 from .schema import SCHEMA
 from .store import Store
 
@@ -199,13 +200,27 @@ def hidden_note_ids(store: Store) -> set[int]:
 
 
 @dataclass
+class ProspectiveRow(Item):
+    """One plan, idea, decision, question or insight, with its lifecycle status."""
+
+    id: str
+    kind: str
+    status: str
+    text: str
+    path: str
+    line: int | None
+    created: str | None
+    last_referenced: str | None
+
+
+@dataclass
 class ItemList:
     """`vaultmem ledger --prospective`: plans, ideas, decisions, questions, insights."""
 
-    results: list[dict]
+    results: list[ProspectiveRow]
 
     def as_dict(self) -> dict:
-        return {"schema": SCHEMA, "results": self.results}
+        return {"schema": SCHEMA, "results": [r.as_dict() for r in self.results]}
 
 
 def item_list(store: Store, include_closed: bool) -> ItemList:
@@ -216,5 +231,4 @@ def item_list(store: Store, include_closed: bool) -> ItemList:
         "FROM prospective p JOIN notes n ON n.id = p.note_id "
         f"WHERE p.present = 1 AND n.deleted = 0 {where} "
         "ORDER BY p.kind, p.created").fetchall()
-    keys = ("id", "kind", "status", "text", "path", "line", "created", "last_referenced")
-    return ItemList([dict(zip(keys, r, strict=True)) for r in rows])
+    return ItemList([ProspectiveRow(*r) for r in rows])

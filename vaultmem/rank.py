@@ -3,7 +3,8 @@
     score_i = cosine_i x (1 + W*s_i) x (1 + W_fire*b_i)        (SPEC 5)
 
 Multiplication keeps relevance sovereign; nothing here ever drops a note for
-low salience: the only filters are structural (--in, deleted notes). Then
+low salience: the only filters are structural (`filters.Filters`: folders, tags,
+front matter, change dates, ledger notes; and deleted notes). Then
 placement: the notes of an entry that fires on the query (grounded) rank no
 lower than `fire_slot`, because the query is their moment; `--floor` pins them
 above the list instead. Ambient firing (a window open, the query not about it)
@@ -20,14 +21,14 @@ from datetime import datetime
 
 import numpy as np
 
-from . import clock, commitments, lexical, prospective, trigger
+from . import clock, commitments, filters, lexical, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder, query_side
-from .errors import UsageError
+from .filters import Filters
+from .rows import Item, plain
 from .schema import SCHEMA
 from .snippet import snippet
 from .store import Store
-from .vault import normalize_prefix
 
 SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "recency")
 
@@ -38,6 +39,9 @@ _FROM_SETTINGS = {"weight": "weight", "fire_weight": "fire_weight", "fire_slot":
                   "log_mentions": "query_mentions", "mode": "mode", "fusion": "fusion",
                   "rrf_k": "rrf_k", "lexical_weight": "lexical_weight",
                   "lexical_coverage": "lexical_coverage", "coverage_words": "coverage_words"}
+# Keyword arguments of `from_settings` (and so of `Vault.query`) that build its `filters`.
+FILTER_FIELDS = ("folders", "not_folders", "tags", "not_tags", "where", "changed_since",
+                 "changed_before", "include_ledger")
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ class QueryOptions:
     configuration's own (`config.DEFAULTS`), never numbers written a second time."""
 
     limit: int = 10
-    prefix: str | None = None
+    filters: Filters = Filters()
     weight: float = DEFAULTS.weight
     fire_weight: float = DEFAULTS.fire_weight
     fire_slot: int = DEFAULTS.fire_slot
@@ -64,10 +68,25 @@ class QueryOptions:
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides) -> QueryOptions:
-        """The effective options: the settings' values, then `overrides` that are not None."""
+        """The effective options: the settings' values, then `overrides` that are not None.
+        The filter fields among them (`FILTER_FIELDS`) go through `Filters.build`."""
         values = {name: getattr(settings, key) for name, key in _FROM_SETTINGS.items()}
-        values.update({k: v for k, v in overrides.items() if v is not None})
+        given = {k: v for k, v in overrides.items() if v is not None}
+        chosen = {k: given.pop(k) for k in FILTER_FIELDS if k in given}
+        if chosen:
+            values["filters"] = Filters.build(**chosen)
+        values.update(given)
         return cls(**values)
+
+
+@dataclass
+class HitCommitment(Item):
+    """A commitment linking a hit's note that fires now, and why."""
+
+    id: str
+    action: str
+    why: str
+    grounded: bool
 
 
 @dataclass
@@ -82,13 +101,13 @@ class Hit:
     pinned: bool
     snippet: str
     heading: str = ""
-    commitments: list[dict] = field(default_factory=list)
+    commitments: list[HitCommitment] = field(default_factory=list)
     explain: dict | None = None
 
     def as_dict(self) -> dict:
         row = {"rank": self.rank, "path": self.path, "title": self.title, "score": self.score,
                "cosine": self.cosine, "salience": self.salience, "firing": self.firing,
-               "pinned": self.pinned, "commitments": self.commitments,
+               "pinned": self.pinned, "commitments": plain(self.commitments),
                "snippet": self.snippet, "heading": self.heading}
         if self.explain is not None:
             row["explain"] = self.explain
@@ -105,14 +124,16 @@ class QueryResult:
     candidates: int
     seconds: float
     stale: list[str] = field(default_factory=list)  # indexed notes gone from disk: skipped
-    firing: list[dict] = field(default_factory=list)  # every open entry firing now (SPEC 1)
+    firing: list[commitments.FiringRow] = field(default_factory=list)  # firing now (SPEC 1)
+    filters: dict = field(default_factory=dict)  # the filters given (`Filters.as_dict`)
 
     def as_dict(self) -> dict:
         """The `query --json` document (SPEC 1)."""
         return {"schema": SCHEMA, "query": self.query,
                 "now": self.now.isoformat(timespec="seconds"), "weight": self.weight,
                 "fire_weight": self.fire_weight, "candidates": self.candidates,
-                "seconds": self.seconds, "stale": self.stale, "firing": self.firing,
+                "seconds": self.seconds, "stale": self.stale, "filters": self.filters,
+                "firing": plain(self.firing),
                 "results": [hit.as_dict() for hit in self.results]}
 
 
@@ -140,7 +161,8 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
         _log_mentions(store, now, text, log[: opts.log_mentions])
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
     return QueryResult(text, now, w, wf, hits, candidates,
-                       round(time.perf_counter() - started, 4), stale, lane)
+                       round(time.perf_counter() - started, 4), stale, lane,
+                       opts.filters.as_dict())
 
 
 def _rank(store, embedder, context, opts, now, settings
@@ -154,10 +176,11 @@ def _rank(store, embedder, context, opts, now, settings
     firings = (commitments.firing_now(store, settings, now, context, embedder.fingerprint,
                                       commitments.nearest_notes(note_ids, cosine))
                if opts.prospective else [])
-    lane = [f.as_dict(commitments.note_paths(store, f.entry.note_ids)) for f in firings]
     if not len(m.note_ids):
-        return [], 0, [], [], lane
-    eligible = _eligible(note_ids, titles, opts)
+        return [], 0, [], [], _lane(store, firings, None)
+    eligible = filters.mask(store, settings, note_ids, titles, opts.filters)
+    lane = _lane(store, firings, set(note_ids[eligible].tolist())
+                 if opts.filters.narrows else None)
     if not opts.include_closed:  # closed and stale prospective items stay out unless asked
         hidden = prospective.hidden_note_ids(store)
         if hidden:
@@ -403,8 +426,8 @@ def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
     heading, text = ctx.store.chunk_texts([chunk_id]).get(chunk_id, ("", ""))
     note_id = int(ctx.note_ids[i])
     path, title = ctx.titles[note_id]
-    commits = [{"id": f.entry.id, "action": f.entry.action, "why": f.why,
-                "grounded": f.grounded} for f in ctx.fired.get(note_id, [])]
+    commits = [HitCommitment(f.entry.id, f.entry.action, f.why, f.grounded)
+               for f in ctx.fired.get(note_id, [])]
     hit = Hit(rank, path, title, round(float(ctx.score[i]), 4), round(float(ctx.cosine[i]), 4),
               round(float(ctx.salience[i]), 4), bool(ctx.firing[i]), pinned,
               snippet(text, ctx.text),
@@ -455,26 +478,11 @@ def _placement(ctx: _Ctx, i: int) -> str | None:
     return None
 
 
-def _eligible(note_ids: np.ndarray, titles: dict, opts: QueryOptions) -> np.ndarray:
-    """The notes under `--in`: the folder as written, else matched regardless of case (as
-    Obsidian finds it on macOS and Windows); a folder that holds no note is a usage error
-    naming the folders that do."""
-    prefix = normalize_prefix(opts.prefix)
-    if not prefix:
-        return np.ones(len(note_ids), dtype=bool)
-    paths = [titles[i][0] for i in note_ids]
-    inside = np.fromiter((p.startswith(prefix) for p in paths), bool, len(paths))
-    if not inside.any():
-        folded = prefix.casefold()
-        inside = np.fromiter((p.casefold().startswith(folded) for p in paths), bool,
-                             len(paths))
-    if not inside.any() and paths:
-        folders = sorted({p.split("/", 1)[0] + "/" for p in paths if "/" in p},
-                         key=str.casefold)
-        shown = ", ".join(folders[:12]) + (", …" if len(folders) > 12 else "")
-        raise UsageError(f"--in {opts.prefix!r}: no indexed note is under that folder; "
-                         f"top-level folders: {shown or 'none (every note is at the root)'}")
-    return inside
+def _lane(store, firings, allowed: set[int] | None) -> list[commitments.FiringRow]:
+    """The firing list a query names: every entry firing now or, when the query is
+    filtered to part of the vault (`allowed` notes), those that link a note in it."""
+    return [f.row(commitments.note_paths(store, f.entry.note_ids)) for f in firings
+            if allowed is None or not allowed.isdisjoint(f.entry.note_ids)]
 
 
 def _top(score: np.ndarray, k: int) -> np.ndarray:

@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import clock, config
+from . import clock, config, migrations
 from .config import Settings
 from .embed import Embedder
 from .errors import VaultmemError
-from .indexer import IndexReport, Progress, index_vault
+from .indexer import IndexReport, IndexWarning, Progress, index_vault
 from .store import Store, writer_lock
 
 # History, in the order it is written (notes first: the rest points at them).
 HISTORY = ("notes", "ops", "entries", "entry_links", "prospective", "candidates",
            "nudge_state", "surfacings", "feedback", "due_log", "runs", "resolved_pairs",
-           "vectors")
+           "vectors", "appended")
 # Made again from the vault by the index run (or by `vaultmem salience`): not carried.
 DERIVED = ("chunks", "links", "tags", "aliases", "warnings", "meta", "salience", "entry_views",
            "_migrations", "chunks_fts")
@@ -55,9 +55,14 @@ class RebuildReport:
     placeholders: int
 
     def lines(self) -> list[str]:
+        """What the rebuild did, for the person: where the old store went, what came over."""
         kept = ", ".join(f"{table} {n:,}" for table, n in self.carried.items())
-        out = [f"the old store was moved to {self.moved_to} (kept, never deleted)",
-               f"carried over: {kept or 'nothing'}"]
+        return [f"the old store was moved to {self.moved_to} (kept, never deleted)",
+                f"carried over: {kept or 'nothing'}"]
+
+    def problems(self) -> list[str]:
+        """What could not be carried over: the rebuild's warnings."""
+        out = []
         for table, stretches in self.lost.items():
             out.append(f"could not be read, not carried over: {table}: "
                        + "; ".join(stretches))
@@ -93,6 +98,8 @@ def rebuild(settings: Settings, embedder: Embedder, *, now: datetime,
     db = settings.db
     db.parent.mkdir(parents=True, exist_ok=True)
     with writer_lock(db, "index --rebuild"):
+        if db.exists():
+            _refuse_newer(db)
         moved = move_aside(db, now) if db.exists() else None
         salvaged = read_history(moved) if moved else {}
         store = Store.open(db, create=True, vault=settings.vault)
@@ -106,7 +113,8 @@ def rebuild(settings: Settings, embedder: Embedder, *, now: datetime,
             {t: s.unreadable for t, s in salvaged.items() if s.unreadable}, placeholders)
         report.rebuild = {"moved_to": summary.moved_to, "carried": summary.carried,
                           "lost": summary.lost, "placeholders": placeholders}
-        report.warnings[:0] = [(str(db), None, line) for line in summary.lines()]
+        report.warnings[:0] = [IndexWarning(str(db), None, line)
+                               for line in summary.problems()]
     return report
 
 
@@ -125,6 +133,22 @@ def move_aside(db: Path, now: datetime) -> Path:
             side.rename(target.with_name(target.name + suffix))
     db.rename(target)
     return target
+
+
+def _refuse_newer(db: Path) -> None:
+    """A store made by a newer vaultmem is not damaged: rebuilding it here would trade its
+    newer tables for this version's (NewerStoreError). One whose header cannot even be
+    read is rebuilt as any damaged store is."""
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.DatabaseError:
+        return
+    try:
+        migrations.check_not_newer(conn, db)
+    except sqlite3.DatabaseError:
+        return
+    finally:
+        conn.close()
 
 
 def read_history(path: Path) -> dict[str, Salvage]:

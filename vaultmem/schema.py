@@ -4,4 +4,4 @@ Each document carries `"schema": SCHEMA`. Changing, renaming or removing a key o
 document bumps it; adding a key does not. The README lists every document's keys.
 """
 
-SCHEMA = 1
+SCHEMA = 2

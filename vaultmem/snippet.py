@@ -16,28 +16,141 @@ from .trigger import STOP, WORD, stem_words
 SNIPPET_CHARS = 240
 _LEAD = 60  # characters of context kept before the first matching word
 
-_RULES = (
-    (re.compile(r"<!--.*?-->", re.DOTALL), " "),  # HTML comments
-    (re.compile(r"%%.*?%%", re.DOTALL), " "),  # Obsidian comments
+# Every step reads each character a bounded number of times: a chunk can be as long as
+# `max_chunk_chars` allows, and a pattern that backtracks over one (a `\s*` running across
+# line breaks, an opener searching to the end for a closer that never comes) took
+# minutes on a few thousand backticks or asterisks. Comments and emphasis are therefore
+# paired by hand, and the line rules see one line at a time.
+_LINKS = (
     (re.compile(r"!?\[\[([^\[\]|#^]*)(?:#[^\[\]|]*)?\|([^\[\]]*)\]\]"), r"\2"),  # [[a|b]]
     (re.compile(r"!?\[\[([^\[\]|]*)\]\]"), r"\1"),  # [[a]], [[a#h]]
     (re.compile(r"!?\[([^\[\]]*)\]\([^()\s]*\)"), r"\1"),  # [text](url), ![alt](src)
-    (re.compile(r"^\s{0,3}#{1,6}\s+", re.MULTILINE), ""),  # heading markers
-    (re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[.\]\s+)?", re.MULTILINE), ""),  # list marks
-    (re.compile(r"^\s*>\s?", re.MULTILINE), ""),  # block quotes
-    (re.compile(r"(?<!\S)\^[A-Za-z0-9-]+\s*$", re.MULTILINE), ""),  # block ids
-    (re.compile(r"(\*\*|__|~~|==)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # bold, strike, highlight
-    (re.compile(r"(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*])"), r"\2"),  # emphasis
-    (re.compile(r"`+"), ""),  # code ticks (the code itself stays)
-    (re.compile(r"^\s*(?:-{3,}|\*{3,}|\|?[\s:|-]+\|[\s:|-]*)$", re.MULTILINE), " "),  # rules
 )
+_LINE_RULES = (
+    (re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)"), ""),  # heading markers
+    (re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(?:\[.\][ \t]+)?|$)"), ""),  # list marks
+    (re.compile(r"^[ \t]*>[ \t]?"), ""),  # block quotes
+    (re.compile(r"(?<!\S)\^[A-Za-z0-9-]+[ \t]*$"), ""),  # block ids
+)
+_PAIRED = ("**", "__", "~~", "==")  # bold, bold, strike, highlight
+_TICKS = re.compile(r"`+")  # code ticks (the code itself stays)
+_RULE_CHARS = frozenset(" \t:|-")
+
+_TABLE_ROW = re.compile(r"[ \t]*\|(.*)\|[ \t]*")  # one line, whole
+
+
+def _row(match: re.Match) -> str:
+    """A table row as its cells, "a · b · c;": read flat, a table is otherwise word soup."""
+    cells = [c.strip() for c in re.split(r"(?<!\\)\|", match.group(1))]
+    return " · ".join(c.replace("\\|", "|") for c in cells if c) + ";"
 
 
 def plain(text: str) -> str:
     """Markdown reduced to the words it shows, on one line."""
-    for pattern, replacement in _RULES:
+    text = _drop_between(_drop_between(text, "<!--", "-->"), "%%", "%%")
+    for pattern, replacement in _LINKS:
         text = pattern.sub(replacement, text)
-    return " ".join(text.replace("|", " ").split())
+    lines = [_plain_line(line) for line in text.split("\n")]
+    return " ".join(" ".join(lines).replace("|", " ").split())
+
+
+def _drop_between(text: str, opener: str, closer: str) -> str:
+    """`text` with every `opener ... closer` span (across lines) turned into a space. An
+    opener never closed stays as written, and so does everything after it: no later
+    opener can be closed either."""
+    if opener not in text:
+        return text
+    parts, done = [], 0
+    while (start := text.find(opener, done)) >= 0:
+        end = text.find(closer, start + len(opener))
+        if end < 0:
+            break
+        parts += [text[done:start], " "]
+        done = end + len(closer)
+    return "".join(parts) + text[done:]
+
+
+def _plain_line(line: str) -> str:
+    for pattern, replacement in _LINE_RULES:
+        line = pattern.sub(replacement, line)
+    for marker in _PAIRED:
+        line = _unwrap(line, marker, single=False)
+    for marker in "*_":
+        line = _unwrap(line, marker, single=True)
+    line = _TICKS.sub("", line)
+    if _is_rule(line):
+        return " "
+    row = _TABLE_ROW.fullmatch(line)
+    return _row(row) if row else line
+
+
+def _is_rule(line: str) -> bool:
+    """A thematic break (---, ***) or a table's delimiter row (| --- | :-: |)."""
+    bare = line.strip(" \t")
+    if len(bare) >= 3 and (set(bare) == {"-"} or set(bare) == {"*"}):
+        return True
+    return "|" in bare[1:] and set(bare) <= _RULE_CHARS
+
+
+def _unwrap(line: str, marker: str, *, single: bool) -> str:
+    """`line` with each `marker text marker` pair reduced to its text: the opener is
+    followed by a non-space, the closer preceded by one, and a single-character marker
+    (`*`, `_` emphasis) touches no word character outside the pair ("snake_case",
+    "2*3*4" stay). Pairs are taken left to right, each opener with the nearest closer
+    after it, in one pass over the markers' positions."""
+    if marker not in line:
+        return line
+    at = _positions(line, marker)
+    width = len(marker)
+    closes = _next_closers(line, at, width, single)
+    keep = [True] * len(line)
+    i = 0
+    while i < len(at):
+        k = i + 1 if i + 1 < len(at) and at[i + 1] > at[i] + width else i + 2
+        j = closes[k] if k < len(at) else -1
+        if not _opens(line, at[i], width, single) or j < 0:
+            i += 1
+            continue
+        for pos in (at[i], at[j]):
+            keep[pos:pos + width] = [False] * width
+        i = j + 1
+    return "".join(c for c, kept in zip(line, keep, strict=True) if kept)
+
+
+def _positions(line: str, marker: str) -> list[int]:
+    found, pos = [], line.find(marker)
+    while pos >= 0:
+        found.append(pos)
+        pos = line.find(marker, pos + len(marker))
+    return found
+
+
+def _next_closers(line: str, at: list[int], width: int, single: bool) -> list[int]:
+    """For each marker position index, the first index at or after it that may close."""
+    out, nearest = [-1] * len(at), -1
+    for i in range(len(at) - 1, -1, -1):
+        if _closes(line, at[i], width, single):
+            nearest = i
+        out[i] = nearest
+    return out
+
+
+def _opens(line: str, pos: int, width: int, single: bool) -> bool:
+    after = line[pos + width:pos + width + 1]
+    if not after or after.isspace():
+        return False
+    return not single or pos == 0 or not _wordish(line[pos - 1])
+
+
+def _closes(line: str, pos: int, width: int, single: bool) -> bool:
+    if pos == 0 or line[pos - 1].isspace():
+        return False
+    after = line[pos + width:pos + width + 1]
+    return not single or not after or not _wordish(after)
+
+
+def _wordish(char: str) -> bool:
+    return char.isalnum() or char in "_*"
 
 
 def snippet(text: str, query: str = "", limit: int = SNIPPET_CHARS) -> str:
@@ -62,15 +175,29 @@ def _best_start(flat: str, query: str, limit: int) -> int:
     words = [(m.start(), stem) for m, stem in _stems(flat) if stem in wanted]
     if not words:
         return 0
-    best, best_at = 0, 0
-    for i, (at, _) in enumerate(words):  # the window opening at each match
-        found = {stem for pos, stem in words[i:] if pos < at + limit - _LEAD}
-        if len(found) > best:
-            best, best_at = len(found), at
+    best_at = _densest_window(words, limit - _LEAD)
     if best_at <= _LEAD:
         return 0
     space = flat.find(" ", best_at - _LEAD, best_at)
     return space + 1 if space >= 0 else best_at - _LEAD
+
+
+def _densest_window(words: list[tuple[int, str]], span: int) -> int:
+    """Where the window of `span` characters opening at a matching word holds the most
+    distinct words, the first such; two pointers, so a word found thousands of times
+    costs no more than once per occurrence."""
+    best, best_at, end = 0, words[0][0], 0
+    inside: dict[str, int] = {}
+    for at, stem in words:
+        while end < len(words) and words[end][0] < at + span:
+            inside[words[end][1]] = inside.get(words[end][1], 0) + 1
+            end += 1
+        if len(inside) > best:
+            best, best_at = len(inside), at
+        inside[stem] -= 1  # the window moves past this word
+        if not inside[stem]:
+            del inside[stem]
+    return best_at
 
 
 def _stems(flat: str):

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from . import appended
 from .config import Settings
 from .embed import multilingual_advice
 from .resolve import fold, names_attachment
+from .rows import Item
 from .schema import SCHEMA
-from .store import Store
+from .store import Store, writer_running
 from .vault import printable
 
 
@@ -57,13 +59,15 @@ def gather(store: Store, settings: Settings) -> dict:
     return {
         "vault": printable(str(settings.vault)), "db": printable(str(settings.db)),
         "counts": counts,
-        "last_runs": {kind: _last_run(store, kind) for kind in ("index", "salience")},
+        "last_runs": {kind: last_run(store, kind) for kind in ("index", "salience")},
         # A link written with an alias stays unresolved (SPEC 2); say which note has it.
         "unresolved_links": [{"source": p, "line": ln, "target": t, "kind": k,
                               "alias_of": aliases.get(fold(t), [])}
                              for p, ln, t, k in unresolved],
         "warnings": [{"path": p, "line": ln, "message": m} for p, ln, m in q(
-            "SELECT path, line, message FROM warnings ORDER BY path, line")],
+            "SELECT path, line, message FROM warnings ORDER BY path, line")]
+        + [{"path": lost["ledger"], "line": None, "message": lost["message"]}
+           for lost in appended.lost(store)],
         "ledger": _ledger_counts(store),
         "prospective": _prospective_counts(store),
         "candidates": _candidate_counts(store),
@@ -95,21 +99,66 @@ def _prospective_counts(store: Store) -> dict:
     return out
 
 
-def _last_run(store: Store, kind: str) -> dict | None:
+def last_run(store: Store, kind: str) -> dict | None:
+    """The last run of `kind`. One still marked running while no process holds the writer
+    lock was killed (SIGKILL, a power cut): it is shown as interrupted, as the next run
+    will record it (`Store.start_run`)."""
     row = store.execute(
         "SELECT kind, started, finished, status, counts FROM runs WHERE kind = ? "
         "ORDER BY id DESC LIMIT 1", [kind]).fetchone()
     if not row:
         return None
-    return {"kind": row[0], "started": row[1], "finished": row[2], "status": row[3],
+    status = row[3]
+    if status == "running" and not writer_running(store.path):
+        status = "interrupted"
+    return {"kind": row[0], "started": row[1], "finished": row[2], "status": status,
             "counts": json.loads(row[4]) if row[4] else None}
 
 
 @dataclass
 class Status:
-    """`vaultmem status`: the document `gather` builds, versioned."""
+    """`vaultmem status`: the document `gather` builds, versioned. Its keys are its
+    attributes too, the items of its lists typed."""
 
     doc: dict
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, **self.doc}
+
+    vault = property(lambda self: self.doc["vault"])
+    db = property(lambda self: self.doc["db"])
+    counts = property(lambda self: self.doc["counts"])
+    last_runs = property(lambda self: self.doc["last_runs"])
+    ledger = property(lambda self: self.doc["ledger"])
+    prospective = property(lambda self: self.doc["prospective"])
+    candidates = property(lambda self: self.doc["candidates"])
+    config = property(lambda self: self.doc["config"])
+
+    @property
+    def unresolved_links(self) -> list[UnresolvedLink]:
+        return [UnresolvedLink(**row) for row in self.doc["unresolved_links"]]
+
+    @property
+    def warnings(self) -> list[StatusWarning]:
+        return [StatusWarning(**row) for row in self.doc["warnings"]]
+
+
+@dataclass
+class UnresolvedLink(Item):
+    """A link naming no note: where it is written, and the notes that carry the name as
+    an alias (aliases are no link targets)."""
+
+    source: str
+    line: int
+    target: str
+    kind: str
+    alias_of: list[str]
+
+
+@dataclass
+class StatusWarning(Item):
+    """A problem with one file (and line), kept until the file is fixed."""
+
+    path: str
+    line: int | None
+    message: str

@@ -21,6 +21,7 @@ Which module writes which tables (every reader may read any of them):
     candidates                                    candidates.py
     salience                                      salience.py
     nudge_state, surfacings, feedback             nudge.py
+    appended                                      appended.py
     _migrations, and every table's columns        migrations.py
     all of them, once                             recover.py, rebuilding a damaged store
                                                     with the history it could read
@@ -31,9 +32,11 @@ when a migration has to run, so a query does not pay for it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import shutil
 import sqlite3
 import threading
 import time
@@ -46,6 +49,7 @@ from typing import TYPE_CHECKING
 from . import lexical, migrations
 from .errors import (
     BusyError,
+    DiskFullError,
     NoIndexError,
     StoreDamagedError,
     StoreReadOnlyError,
@@ -76,8 +80,9 @@ _FIRST_WORD = re.compile(r"\s*([A-Za-z]*)")
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path))
     try:
+        conn.execute("PRAGMA busy_timeout = 10000")  # a migration may be running elsewhere
+        migrations.check_not_newer(conn, path)  # before anything is written
         conn.execute("PRAGMA recursive_triggers = on")
-        conn.execute("PRAGMA busy_timeout = 10000")
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             conn.execute("PRAGMA journal_mode = wal")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -101,6 +106,11 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
             conn.close()
             last = exc
             continue
+        try:
+            migrations.check_not_newer(conn, path)
+        except VaultmemError:
+            conn.close()
+            raise
         conn.execute("PRAGMA recursive_triggers = on")
         missing = migrations.missing(conn)
         if missing:
@@ -120,8 +130,12 @@ def _writable(path: Path) -> bool:
 
 
 def explain(exc: BaseException) -> VaultmemError | None:
-    """The user's view of an SQLite failure that means the store is damaged or read-only
-    (raised anywhere, so translated where the CLI catches it); None for anything else."""
+    """The user's view of an SQLite failure that means the store is damaged or read-only,
+    or of a full disk (raised anywhere, so translated where the CLI and the MCP server
+    catch it); None for anything else."""
+    full = disk_full(exc)
+    if full is not None:
+        return full
     if not isinstance(exc, sqlite3.DatabaseError):
         return None
     text = str(exc).lower()
@@ -130,6 +144,34 @@ def explain(exc: BaseException) -> VaultmemError | None:
         return StoreDamagedError(path, str(exc))
     if isinstance(exc, sqlite3.OperationalError) and any(w in text for w in _READ_ONLY):
         return StoreReadOnlyError(path, "writing")
+    return None
+
+
+_FULL_ERRNOS = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
+LOW_SPACE = 64 << 20  # bytes: below this, SQLite's "disk I/O error" is a full disk
+
+
+def disk_full(exc: BaseException, store: Path | None = None) -> VaultmemError | None:
+    """DiskFullError for a write that failed for want of room: an OSError ENOSPC, SQLite's
+    "database or disk is full", or its "disk I/O error" where the store's disk has next
+    to nothing free (SQLite reports a full disk that way when the WAL cannot grow).
+    Another I/O error is named as one. None for anything else."""
+    folder = (store or _OPENED.get("last") or Path(".")).parent
+    if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
+        return DiskFullError(Path(exc.filename).parent if exc.filename else folder)
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return None
+    text = str(exc).lower()
+    if "database or disk is full" in text:
+        return DiskFullError(folder)
+    if "disk i/o error" in text:
+        try:
+            low = shutil.disk_usage(folder).free < LOW_SPACE
+        except OSError:
+            low = False
+        return DiskFullError(folder) if low else VaultmemError(
+            f"the disk under the store {folder} reported an I/O error: check it (and its "
+            "free space), then run the command again")
     return None
 
 
@@ -222,6 +264,8 @@ class Store:
                 text = str(exc).lower()
                 if any(w in text for w in _READ_ONLY) or "unable to open" in text:
                     return None  # cannot write after all: the caller opens read-only
+                if (full := disk_full(exc, path)) is not None:
+                    raise full from None
                 # Switching a brand-new file to WAL can report "locked" without waiting
                 # for the busy handler while another process creates the same store.
                 if "locked" not in text or attempt == 4:
@@ -551,6 +595,12 @@ class Store:
         self.conn.executemany(
             "INSERT INTO warnings (path, line, message, source) VALUES (?, ?, ?, ?)",
             ((p, ln, m, source) for p, ln, m in rows))
+
+    def drop_warnings(self, paths: Iterable[str]) -> None:
+        """Drop every warning about notes that are gone from these paths (deleted, or moved
+        away): a warning names a file as it is, and the walk's own are redone each run."""
+        self.conn.executemany("DELETE FROM warnings WHERE path = ? AND source != 'walk'",
+                              [(p,) for p in paths])
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()

@@ -7,6 +7,7 @@ called only for files whose size or mtime differ from the store.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import operator
 import os
@@ -14,9 +15,10 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISREG
 from typing import NamedTuple
 
+from .errors import VaultGoneError, VaultmemError
 from .rows import StoredNote
 
 
@@ -65,6 +67,25 @@ def scan(root: Path, skip: tuple[Path, ...] = ()) -> Scan:
     return Scan(files, warnings)
 
 
+def _unlisted_root(root: Path, exc: OSError) -> VaultmemError:
+    """A vault that cannot be listed is never taken for an empty one (every note would be
+    marked deleted): gone, or unreadable, the run stops."""
+    if not root.is_dir():
+        return VaultGoneError(root)
+    return VaultmemError(f"cannot list the vault folder {root} ({exc.strerror}): nothing "
+                         "indexed, nothing marked deleted")
+
+
+def folder_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a folder, None when it is not there: the same folder stays the
+    same pair whatever happens inside it; one deleted, moved or unmounted does not."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if S_ISDIR(st.st_mode) else None
+
+
 def printable(path: str) -> str:
     """A path as text that UTF-8 can hold: bytes that are not UTF-8 (kept by Python as
     lone surrogates) shown escaped, "bad\\xffname.md"."""
@@ -84,7 +105,9 @@ def _walk(root, folder, prefix, seen, skip, files, warnings) -> None:
         with os.scandir(folder) as listing:
             entries = sorted(listing, key=_name)
     except OSError as exc:
-        warnings.append((prefix or ".", f"cannot list folder ({exc.strerror}): skipped"))
+        if not prefix:
+            raise _unlisted_root(root, exc) from None
+        warnings.append((prefix, f"cannot list folder ({exc.strerror}): skipped"))
         return
     for entry in entries:
         name = entry.name
@@ -140,10 +163,83 @@ def within(root: PurePath, path: PurePath) -> bool:
     return path == root or root in path.parents
 
 
-def normalize_prefix(prefix: str | None) -> str:
-    """A `--in` folder as note paths spell it: "./projects/", "projects\\" and
-    "projects" are one folder; "" and "." are the whole vault."""
+class OutsideVault(OSError):
+    """A note path whose real path leaves the vault (a symlink swapped in since the walk)."""
+
+    def __init__(self, rel: str):
+        super().__init__(errno.EACCES, "symlink points outside the vault: not followed", rel)
+
+
+class NotRegular(OSError):
+    """A note path that is no longer a regular file (a pipe would block the reader)."""
+
+    def __init__(self, rel: str):
+        super().__init__(errno.EINVAL, "not a regular file: skipped", rel)
+
+
+class TooLarge(OSError):
+    """A file that grew past the size limit since it was measured."""
+
+    def __init__(self, rel: str, limit: int):
+        super().__init__(errno.EFBIG, f"over the max_file_bytes limit of {limit:,}: skipped",
+                         rel)
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+    | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_inside(root: Path, rel: str, limit: int | None = None) -> bytes:
+    """The bytes of note `rel`, read only where the walker would read it: its real path is
+    inside the vault `root` (resolved) and it is a regular file.
+
+    The walk checked this once, but a file or folder can be swapped for a symlink to
+    anywhere between the walk and the read, or after the index (`get` reads later
+    still). The real path is checked, the file opened without following a last
+    symlink, and, where the system says which file an open descriptor is (Linux's
+    /proc), that file is checked too, so a swap between the check and the open is
+    caught as well. Raises OutsideVault, NotRegular, TooLarge (more than `limit` bytes)
+    or another OSError.
+    """
+    full = os.path.join(root, rel)
+    real = os.path.realpath(full)
+    if not within(Path(root), Path(real)):
+        raise OutsideVault(rel)
+    fd = os.open(real, _READ_FLAGS)
+    try:
+        opened = opened_path(fd)
+        if opened is not None and not within(Path(root), Path(opened)):
+            raise OutsideVault(rel)
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(rel)
+        with open(fd, "rb", closefd=False) as fh:
+            data = fh.read() if limit is None else fh.read(limit + 1)
+    finally:
+        os.close(fd)
+    if limit is not None and len(data) > limit:
+        raise TooLarge(rel, limit)
+    return data
+
+
+def opened_path(fd: int) -> str | None:
+    """The real path of the file an open descriptor is on, where the system says (Linux's
+    /proc); None elsewhere."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+def normalize_prefix(prefix: str | None, what: str = "folders") -> str:
+    """A folder (`--in`) as note paths spell it: "./projects/", "projects\\" and
+    "projects" are one folder; "" and "." are the whole vault; "../x" is refused (the
+    message names the parameter `what`)."""
     text = (prefix or "").strip().replace("\\", "/")
+    if text and posixpath.normpath(text.lstrip("/")).split("/")[0] == "..":
+        from .errors import UsageError
+
+        raise UsageError(f"`{what}` {prefix!r} climbs out of the vault: give a folder "
+                         "inside it, relative to its root (e.g. projects/house)")
     folded = posixpath.normpath("/" + text).lstrip("/") if text else ""
     return "" if folded in ("", ".") else folded + "/"
 

@@ -36,8 +36,8 @@ def say(message: str) -> None:
     sys.stderr.flush()
 
 
-class Stopped(Exception):
-    """A stop was asked for during an index run."""
+class Stopped(BaseException):  # like KeyboardInterrupt: nothing may swallow it
+    """A stop was asked for during an index run (recorded as "interrupted")."""
 
 
 class Signals:
