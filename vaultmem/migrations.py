@@ -315,3 +315,12 @@ def m013_note_language(db: Database) -> None:
     told), so `status` and `index` can say when a vault is multilingual. Left NULL here:
     the next index run fills it from the stored chunks, without re-parsing a note."""
     db["notes"].add_column("lang", str)
+
+
+@migration
+def m014_front_matter_summary(db: Database) -> None:
+    """A note's front-matter summary (`description`, `desc`, `summary`, …) is now searched
+    as the opening of its first chunk: re-parse every note once, so chunk texts follow;
+    only notes with a summary are embedded again."""
+    if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")
