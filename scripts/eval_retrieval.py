@@ -60,7 +60,7 @@ from unittest import mock
 
 import numpy as np
 
-from vaultmem import config, embed, indexer, lexical, rank
+from vaultmem import config, embed, indexer, lexical, parse, rank
 from vaultmem.cli import main as vaultmem
 from vaultmem.embed import cache_root, indexing_embedder, query_side, spec_for
 from vaultmem.rank import QueryOptions, run_query
@@ -243,6 +243,7 @@ def _porter(store: Store) -> None:
 
 INDEXES = {
     "default": {"settings": {}, "after": None},
+    "no-summary": {"settings": {}, "after": None, "patch": ("SUMMARY_KEYS", ())},
     "chunks-600": {"settings": {"max_chunk_chars": 600}, "after": None},
     "chunks-2400": {"settings": {"max_chunk_chars": 2400}, "after": None},
     "porter": {"settings": {}, "after": _porter},
@@ -287,6 +288,7 @@ ABLATION = [
     Variant("dense = max(best chunk, note vector)", dense="notemax"),
     Variant("dense = note vector for notes of one chunk, best chunk else", dense="noteshort"),
     Variant("dense = 0.8 × best chunk + 0.2 × second-best chunk", dense="second0.2"),
+    Variant("front-matter summary not searched (the earlier parse)", "no-summary"),
     # where chunks split
     Variant("chunks ≤ 600 chars", "chunks-600"),
     Variant("chunks ≤ 2400 chars", "chunks-2400"),
@@ -337,7 +339,9 @@ def build(set_name: str, index: str, root: Path, embedder, model: str = "") -> B
     flags = {**spec["settings"], **({"model": model} if model else {})}
     settings = config.load(vault, None, **flags)
     store = Store.open(settings.db, create=True, vault=settings.vault)
-    indexer.index_vault(store, settings, embedder, now=NOW)
+    with (mock.patch.object(parse, *spec["patch"]) if spec.get("patch")
+          else contextlib.nullcontext()):
+        indexer.index_vault(store, settings, embedder, now=NOW)
     if spec["after"]:
         spec["after"](store)
     run_salience(store, settings, NOW)
@@ -354,8 +358,6 @@ def note_text(title: str, aliases, body: str) -> str:
 def note_vectors(built: Built) -> np.ndarray:
     """One vector per note of the matrix (title, aliases, the body's opening)."""
     if built.note_vectors is None:
-        from vaultmem import parse
-
         m = built.store.matrix(built.embedder.fingerprint, built.embedder.dim)
         titles = built.store.note_titles()
         texts = []
