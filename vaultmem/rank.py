@@ -23,7 +23,7 @@ import numpy as np
 
 from . import clock, commitments, filters, lexical, prospective, trigger
 from .config import DEFAULTS, Settings
-from .embed import Embedder, query_side
+from .embed import Embedder, query_side, spec_for
 from .filters import Filters
 from .rows import Item, plain
 from .schema import SCHEMA
@@ -65,12 +65,14 @@ class QueryOptions:
     lexical_weight: float = DEFAULTS.lexical_weight
     lexical_coverage: float = DEFAULTS.lexical_coverage
     coverage_words: int = DEFAULTS.coverage_words
+    dense_origin: str = "zero"  # the model's (`embed.ModelSpec.dense_origin`)
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides) -> QueryOptions:
         """The effective options: the settings' values, then `overrides` that are not None.
         The filter fields among them (`FILTER_FIELDS`) go through `Filters.build`."""
         values = {name: getattr(settings, key) for name, key in _FROM_SETTINGS.items()}
+        values["dense_origin"] = spec_for(settings.model).dense_origin
         given = {k: v for k, v in overrides.items() if v is not None}
         chosen = {k: given.pop(k) for k in FILTER_FIELDS if k in given}
         if chosen:
@@ -251,7 +253,7 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     evidence = share ** coverage_exponent(text, opts)
     if opts.fusion == "score":
         dense_term, lex_term = _score_fusion(cosine, bm25, eligible, by_meaning,
-                                             opts.lexical_weight, evidence)
+                                             opts.lexical_weight, evidence, opts.dense_origin)
     else:
         k = opts.rrf_k
         dense_term = 1.0 / (k + dense_rank)
@@ -277,12 +279,18 @@ def coverage_exponent(text: str, opts: QueryOptions) -> float:
 
 
 def _score_fusion(cosine, bm25, eligible, by_meaning, alpha,
-                  evidence=1.0) -> tuple[np.ndarray, np.ndarray]:
+                  evidence=1.0, origin: str = "zero") -> tuple[np.ndarray, np.ndarray]:
     """The two terms of (1 − α)·cosine/best cosine + α·evidence·BM25/best BM25, each leg
     scaled to its best hit; `evidence` (per note, in [0, 1]) says how far its lexical
-    score counts."""
+    score counts. `origin` "mean": the dense leg runs from the query's mean cosine over
+    the notes (0, and below it 0) to its best (1), for a model whose cosines all sit in a
+    narrow band (`embed.ModelSpec.dense_origin`)."""
     top_cos = float(cosine[eligible].max()) if eligible.any() else 1.0
-    dense = cosine / top_cos if top_cos > 0 else cosine
+    low = float(cosine[eligible].mean()) if origin == "mean" and eligible.any() else 0.0
+    if top_cos > low:
+        dense = np.clip((cosine - low) / (top_cos - low), 0.0, None) if low else cosine / top_cos
+    else:
+        dense = cosine
     hit = np.isfinite(bm25)
     lex = np.zeros_like(cosine)
     if hit.any():
