@@ -346,20 +346,41 @@ def baseline(scenario: Scenario) -> Run:
 
 # -- the metrics (SPEC 9) ----------------------------------------------------------------------
 
+def done_at(run: Run) -> dict[str, datetime]:
+    """When each item was done: its first accepted nudge, for an item done on accept."""
+    out: dict[str, datetime] = {}
+    done = {i.key for i in run.scenario.items if i.done_on_accept}
+    for e in run.emits:
+        if e.useful and e.item in done:
+            out.setdefault(e.item, e.t)
+    return out
+
+
 def score(runs: list[Run]) -> dict:
     """Pooled over `runs`: precision over emits, recall over oracle windows, entries
     (items with a window) nudged usefully at least once, messages per day, quiet-hour
-    violations, mean hours from a window's start to its first useful nudge."""
+    violations, mean hours from a window's start to its first useful nudge.
+
+    Recall is counted two ways: over every window (`recall`: SPEC 9's, the headline), and
+    over the windows still open when they came (`recall_open`): a window that starts after
+    its item was done (accepted at an earlier window and checked off) can no longer be
+    served by anyone, so it is left out there."""
     emits = [e for r in runs for e in r.emits]
     windows = [(r, w) for r in runs for w in r.scenario.oracle]
     delays, hit_items, items = [], set(), set()
+    still_open = hit_open = 0
+    finished = {id(r): done_at(r) for r in runs}
     for run, w in windows:
         items.add((run.scenario.id, w.item))
         first = next((e.t for e in run.emits
                       if e.item == w.item and e.useful and w.holds(e.t)), None)
+        done = finished[id(run)].get(w.item)
+        live = done is None or done >= w.start
+        still_open += live
         if first is not None:
             delays.append((first - w.start) / timedelta(hours=1))
             hit_items.add((run.scenario.id, w.item))
+            hit_open += live
     days = sum(r.scenario.days for r in runs)
     per_day: dict[tuple[str, date], int] = {}
     for r in runs:
@@ -370,6 +391,8 @@ def score(runs: list[Run]) -> dict:
         "emits": len(emits), "useful": useful, "windows": len(windows), "hit": len(delays),
         "precision": useful / len(emits) if emits else float("nan"),
         "recall": len(delays) / len(windows) if windows else float("nan"),
+        "open_windows": still_open, "open_hit": hit_open,
+        "recall_open": hit_open / still_open if still_open else float("nan"),
         "entries": len(hit_items) / len(items) if items else float("nan"),
         "items": len(items), "items_hit": len(hit_items),
         "per_day": len(emits) / days if days else float("nan"),
@@ -379,14 +402,15 @@ def score(runs: list[Run]) -> dict:
     }
 
 
-HEADER = ("| set | policy | messages | precision | window recall | entries nudged usefully | "
-          "msgs/day (max) | quiet-hour violations | mean time to useful (h) |\n"
-          "|---|---|---:|---:|---:|---:|---:|---:|---:|")
+HEADER = ("| set | policy | messages | precision | window recall | window recall, windows "
+          "still open | entries nudged usefully | msgs/day (max) | quiet-hour violations | "
+          "mean time to useful (h) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 
 def row(name: str, policy: str, s: dict) -> str:
     return (f"| {name} | {policy} | {s['emits']} | {s['precision']:.2f} ({s['useful']}/"
             f"{s['emits']}) | {s['recall']:.2f} ({s['hit']}/{s['windows']}) | "
+            f"{s['recall_open']:.2f} ({s['open_hit']}/{s['open_windows']}) | "
             f"{s['entries']:.2f} ({s['items_hit']}/{s['items']}) | {s['per_day']:.1f} "
             f"({s['max_per_day']}) | {s['quiet']} | {s['ttu']:.1f} |")
 
@@ -413,6 +437,7 @@ def print_log(run: Run) -> None:
     missed = [w for w in s.oracle if not any(
         e.item == w.item and e.useful and w.holds(e.t) for e in run.emits)]
     written = {i.key: i for i in s.items}
+    finished = done_at(run)
     print(f"{s.id}: oracle windows missed")
     for w in missed:
         item = written.get(w.item)
@@ -420,6 +445,8 @@ def print_log(run: Run) -> None:
         if item is not None and item.ledger and (due := DUE_RE.search(item.text)):
             days = (date.fromisoformat(due.group(1)) - item.written.date()).days
             ahead = f" (written {days} d before its date)"
+        if w.item in finished and finished[w.item] < w.start:
+            ahead += f" (done at {finished[w.item]:%a %d %H:%M}, before it came)"
         print(f"  {w.start:%a %d %H:%M}-{w.end:%H:%M} {w.item}{ahead}")
     print(f"{s.id}: silent ticks by reason: {run.silences}")
 

@@ -243,7 +243,7 @@ def test_candidates_never_fire_and_never_boost_until_accepted(vault):
     assert daily == (0.0,)
     vault.accept("f-send-ana-slides")
     vault.index(now=late)
-    assert [d.entry.id for d in vault.due(now=late).results] == ["c-send-ana-slides"]
+    assert [d.id for d in vault.due(now=late).results] == ["c-send-ana-slides"]
 
 
 def test_a_period_is_proposed_as_a_window_that_fires_from_its_first_day(root):
@@ -263,7 +263,7 @@ def test_a_period_is_proposed_as_a_window_that_fires_from_its_first_day(root):
         assert (entry["fires_from"], entry["due"]) == ("2026-03-09", "2026-03-13")
 
         def firing(day: int) -> list[tuple[str, str]]:
-            return [(f.entry.id, f.why) for f in v.due(now=datetime(2026, 3, day, 9)).firing]
+            return [(f.id, f.why) for f in v.due(now=datetime(2026, 3, day, 9)).firing]
 
         assert firing(8) == []
         assert firing(9) == [("c-clear-gutter", "window open since 2026-03-09, due 2026-03-13")]

@@ -261,7 +261,7 @@ def test_every_json_document_is_the_librarys_as_dict(indexed, make_vault, capsys
 
 def test_due_twice_gives_the_same_document(indexed, capsys):
     args = ("due", "--vault", indexed, "--now", "2026-08-16", "--context",
-            "my in-laws are visiting next weekend")
+            "family are coming over to stay for the weekend")
     assert cli_json(capsys, *args) == cli_json(capsys, *args)
 
 
@@ -352,17 +352,19 @@ def test_a_paint_question_keeps_the_paint_note_first_while_commitments_are_due(i
 
 
 def test_the_moment_of_a_commitment_puts_its_note_first_and_says_why(indexed, capsys):
-    doc = cli_json(capsys, "query", "my in-laws are visiting next weekend", "--vault",
-                   indexed, "-k", "5", "--now", "2026-08-16", "--explain")
+    doc = cli_json(capsys, "query", "family are coming over to stay for the weekend",
+                   "--vault", indexed, "-k", "5", "--now", "2026-08-16", "--explain")
     [valve] = [f for f in doc["firing"] if f["id"] == "c-valve"]
     assert valve["grounded"] and valve["notes"] == ["projects/house/Bathroom.md"]
-    assert valve["why"].startswith("trigger matched by meaning: the context ~ condition")
+    assert valve["confidence"] == "strong"
+    assert valve["why"].startswith("trigger matched (strong cue): by meaning: the context ~ "
+                                   "condition")
     assert all(not f["grounded"] for f in doc["firing"] if f["id"] != "c-valve")
     top = doc["results"][0]
     assert top["path"] == "projects/house/Bathroom.md"
     assert top["explain"]["fires"][0]["grounded"] is True
     assert top["explain"]["fires"][0]["view"] == "condition"
-    code, out, _ = cli(capsys, "query", "my in-laws are visiting next weekend", "--vault",
-                       indexed, "-k", "3", "--now", "2026-08-16")
+    code, out, _ = cli(capsys, "query", "family are coming over to stay for the weekend",
+                       "--vault", indexed, "-k", "3", "--now", "2026-08-16")
     assert code == 0
     assert "↑ c-valve Replace the shower valve — fires on the query" in " ".join(out.split())

@@ -73,7 +73,7 @@ class Vault:
     def due(self, day: int, context: str | None = None,
             hour: int = 9) -> list[tuple[str, str, str]]:
         """What fires at that day and hour: (id, kind, why), in the due set's order."""
-        return [(f.entry.id, f.kind, f.why) for f in self.due_result(day, context, hour).firing]
+        return [(f.id, f.kind, f.why) for f in self.due_result(day, context, hour).firing]
 
 
 @pytest.fixture
@@ -162,6 +162,22 @@ def test_removed_entries_are_kept_and_listed_only_with_closed_ones(edited):
     pay = open_only[0]
     assert (pay["due"], pay["fires_from"], pay["ledger"], pay["line"]) == (
         "2026-08-20", "2026-08-20", "Ledger.md", 1)
+
+
+def test_a_line_put_back_with_its_block_id_reopens_the_removed_entry(vault):
+    # Fails before the fix: the line came back as a new entry, c-forward-damp-photos.
+    line = "- [ ] Forward the damp photos [when:: the landlord replies] ^c-landlord\n"
+    rent = "- [ ] Pay rent 📅 2026-08-15 ^c-rent\n"
+    vault.ledger(rent + line, 1)
+    vault.ledger(rent, 2)
+    vault.ledger(rent + line.replace("photos", "photos again"), 3)
+    assert [op for op in vault.entry_ops() if op[2] == "c-landlord"] == [
+        ("2026-08-01T00:00:00", "created", "c-landlord"),
+        ("2026-08-02T00:00:00", "removed", "c-landlord"),
+        ("2026-08-03T00:00:00", "reopened", "c-landlord"),
+        ("2026-08-03T00:00:00", "overridden", "c-landlord")]
+    open_ids = [e["id"] for e in commitments.list_entries(vault.store, False).results]
+    assert open_ids == ["c-rent", "c-landlord"]
 
 
 def test_identity_survives_a_reword_and_a_reschedule_at_once(vault):
@@ -305,7 +321,9 @@ def test_a_trigger_entry_fires_only_with_a_matching_context(due_vault):
     assert due_vault.due(3) == []
     assert due_vault.due(3, context="lunch with sam on friday") == []
     assert due_vault.due(3, context="The vendor quote arrived") == [
-        ("c-reconcile-estimate", "trigger", "trigger matched: arriv, quot, vendor")]
+        ("c-reconcile-estimate", "trigger", "trigger matched (strong cue): words arriv, quot, "
+         "vendor (100% of its weight); by meaning: the context ~ condition+action «When vendor "
+         "quote arrives, Reconcile the estimate» (cosine 0.67, +0.67 over the next entry)")]
 
 
 def test_the_semantic_half_fires_where_keywords_fall_short(due_vault):
@@ -314,8 +332,26 @@ def test_the_semantic_half_fires_where_keywords_fall_short(due_vault):
     [(entry, kind, why)] = due_vault.due(3, context="vendor")
     assert (entry, kind, why) == (
         "c-reconcile-estimate", "trigger",
-        "trigger matched by meaning: the context ~ condition «vendor quote arrives» "
-        "(cosine 0.58)")
+        "trigger matched (strong cue): by meaning: the context ~ condition «vendor quote "
+        "arrives» (cosine 0.58, +0.58 over the next entry)")
+
+
+def test_one_public_answer_per_entry_says_whether_how_strongly_and_why(due_vault):
+    """`commitments.cues_now`: what `nudge --context` asks the matcher."""
+    from vaultmem import trigger
+
+    def cues(text: str) -> dict:
+        ctx = trigger.make_context(text, due_vault.embedder.embed)
+        return commitments.cues_now(due_vault.store, due_vault.settings,
+                                    datetime(2026, 8, 3, 9), ctx, due_vault.embedder.fingerprint)
+
+    [(entry, found)] = cues("The vendor quote arrived").items()  # the one open trigger
+    assert entry == "c-reconcile-estimate"
+    assert (found.fired, found.strong, found.evidence["half"]) == (True, True,
+                                                                    "keywords+meaning")
+    assert found.evidence["words"] == ["arriv", "quot", "vendor"]
+    held = cues("Still no vendor quote")["c-reconcile-estimate"]
+    assert (held.fired, held.evidence["veto"]) == (False, ["negated: no"])
 
 
 def test_the_due_set_lists_overdue_then_due_today_then_triggered(due_vault):
@@ -349,7 +385,9 @@ def test_the_due_set_is_grouped_overdue_today_triggered_open_upcoming(vault):
     assert rows == [
         ("overdue", "c-clear-gutter", "overdue since 2026-08-14"),
         ("today", PAY, "due today (2026-08-15)"),
-        ("triggered", "c-reconcile-estimate", "trigger matched: arriv, quot, vendor"),
+        ("triggered", "c-reconcile-estimate", "trigger matched (strong cue): words arriv, "
+         "quot, vendor (100% of its weight); by meaning: the context ~ condition «vendor quote "
+         "arrives» (cosine 0.87, +0.87 over the next entry)"),
         ("open", "c-renew-passport", "window open since 2026-08-12, due 2026-08-30"),
         ("upcoming", "c-book-ferry", "due in 4 days (2026-08-19)"),
     ]

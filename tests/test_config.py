@@ -153,11 +153,18 @@ def test_an_unknown_key_in_the_file_is_refused_by_name(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "wieght" in err
     assert "Traceback" not in err and "internal error" not in err
+    assert err.endswith("every setting is listed by `vaultmem status --json`\n")
+
+
+def test_an_unknown_setting_is_named_to_a_library_caller_in_its_terms(tmp_path):
+    with pytest.raises(ConfigError, match=r"\(from `fame`\): every setting is listed by "
+                       r"`status\(\)`"):
+        config.load(tmp_path, fame=1)
 
 
 def test_an_unknown_flag_is_refused_by_name(tmp_path):
     with pytest.raises(ConfigError, match=r"unknown setting\(s\) \['fame', 'glory'\] \(from "
-                       r"--fame, --glory\)"):
+                       r"`fame`, `glory`\)"):
         config.load(tmp_path, fame=1, glory=2)
 
 
@@ -234,7 +241,9 @@ ENV_VALUES: dict[str, tuple[str, str | None]] = {
     "about_threshold": ("0.3", "abc"),
     "context_units": ("sentences", "words"),
     "clause_offset": ("0.1", "2"),
-    "match_margin": ("2", "2.5"),
+    "match_margin": ("-0.5", "2.5"),
+    "support_margin": ("0.1", "-3"),
+    "subject_margin": ("0", "nan"),
     "note_ratio": ("0.75", "1.5"),
     "fire_slot": ("3", "0"),
     "ledger_notes": ("Tasks.md,Work/Ledger.md", "Tasks.md,notes.txt"),

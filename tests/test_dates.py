@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.dates import easter, find_dates
+from vaultmem.dates import easter, find_dates, find_time
 
 DATA = json.loads((Path(__file__).parent / "data" / "recognizers_dates.json").read_text())
 
@@ -204,3 +204,41 @@ def test_a_period_spans_its_days(text, day, first, last):
 def test_the_end_of_a_period_is_one_day_of_its_own_kind(text):
     found = one(text)
     assert (found.kind, found.period) == ("end", False)
+
+
+# -- times of day: what bounds a due day -----------------------------------------------------
+
+@pytest.mark.parametrize("text, at, bound", [
+    ("Car MOT at Halls Garage — drop off by 08:30", "08:30", "by"),
+    ("Ring Dean to OK the £186 brake-pad quote before 2pm — check with Tom", "14:00", "by"),
+    ("Smear test at Riverside Surgery, 11:20 (nurse annexe)", "11:20", "at"),
+    ("Prepare the routing-api v2.14 sprint demo (review Thu 15:00)", "15:00", "at"),
+    ("Eye test at Specsavers Headingley at 8:30", "08:30", "at"),
+    ("Dentist check-up at 9:40", "09:40", "at"),
+    ("Submit it by 5 p.m. today", "17:00", "by"),
+    ("Hand in the form no later than 12pm", "12:00", "by"),
+    ("Call the bank after 2 pm", "14:00", "after"),
+    ("Lunch with Ana at noon", "12:00", "at"),
+    ("Catch the 7.45am train", "07:45", "at"),
+    ("Pay before Friday 3pm", "15:00", "by"),
+    ("Wednesday spin class at the leisure centre, 18:30", "18:30", "at"),
+])
+def test_a_time_of_day_and_what_it_bounds(text, at, bound):
+    found = find_time(text)
+    assert found is not None, text
+    assert (found.at.strftime("%H:%M"), found.bound) == (at, bound)
+    assert text[found.start:found.end] == found.text
+
+
+@pytest.mark.parametrize("text", [
+    "Ask Rachel at the 1:1",          # a meeting, not 01:01
+    "Tag routing-api v2.14",          # a version
+    "Pay the £186 quote",
+    "24/7 support line",
+    "Lunches for two 12.5-hour long days",
+    "Book 3 days off",
+    "at 25:00", "at 13pm",
+    "ratio 3:45:10",
+])
+def test_numbers_that_are_not_times_of_day(text):
+    assert find_time(text) is None

@@ -181,8 +181,12 @@ def test_the_library_takes_the_same_filters(root):
     with Vault.open(root, embedder=FakeEmbedder()) as v:
         result = v.query("notes", limit=100, log=False, tags=["family", "-people"],
                          where="type!=log", folders="notes")
-        with pytest.raises(UsageError, match="`query\\(\\)` takes no option prefix"):
+        with pytest.raises(UsageError, match=r"unknown query option\(s\) \['prefix'\]"):
             v.query("notes", prefix="people")
+        # the filters come in by their fields; before: `filters` passed the name check
+        # and "abc" ended in an AttributeError (an internal error)
+        with pytest.raises(UsageError, match=r"unknown query option\(s\) \['filters'\]"):
+            v.query("notes", filters="abc")
     assert {h.path for h in result.results} == {"notes/Besuch im September.md",
                                                 "notes/Gift ideas.md"}
     assert result.as_dict()["filters"] == {"folders": ["notes"], "tags": ["family"],

@@ -15,7 +15,14 @@ from vaultmem import commitments, ledger_sync, render
 from vaultmem.commitments import OpenEntry
 from vaultmem.config import DEFAULTS
 from vaultmem.rank import Hit, QueryOptions, QueryResult, _order
-from vaultmem.trigger import Context, Unit, View, best_matches, context_units
+from vaultmem.trigger import (
+    Context,
+    Unit,
+    View,
+    best_matches,
+    context_units,
+    semantic_evidence,
+)
 
 NOW = datetime(2026, 8, 15, 9)
 SETTINGS = replace(DEFAULTS, semantic_threshold=0.5, about_threshold=0.5, clause_offset=0.1,
@@ -51,7 +58,10 @@ def test_an_overloaded_context_splits_into_sentences_and_clauses():
     text = ("Busy Monday: the proposal is due Friday, the smoke alarm is chirping, and I was "
             "woken at 7:30 by a jackhammer over the fence. What should I do?")
     units = context_units(text)
-    assert units[0] == Unit(text, "query")
+    assert units[0] == Unit(text, "query", "question: ?")  # it asks: it holds a vetoed clause
+    assert units[1] == Unit("Busy Monday. the proposal is due Friday. the smoke alarm is "
+                            "chirping. I was woken at 7:30 by a jackhammer over the fence",
+                            "affirmed")  # what it tells, without the question
     assert [u.text for u in units if u.kind == "sentence"] == [
         "Busy Monday: the proposal is due Friday, the smoke alarm is chirping, and I was "
         "woken at 7:30 by a jackhammer over the fence.", "What should I do?"]
@@ -61,12 +71,15 @@ def test_an_overloaded_context_splits_into_sentences_and_clauses():
 
 
 def test_the_split_setting_chooses_the_units():
-    text = "We're at the gate: the board says 11:40. What now?"
+    text = "We're at the gate: the board says 11:40. Boarding now."
     assert [u.kind for u in context_units(text, "whole")] == ["query"]
     assert [u.text for u in context_units(text, "sentences")] == [
-        text, "We're at the gate: the board says 11:40.", "What now?"]
+        text, "We're at the gate: the board says 11:40.", "Boarding now."]
     assert [u.kind for u in context_units(text, "clauses")] == [
         "query", "sentence", "sentence", "clause", "clause", "clause"]
+    asked = "We're at the gate. What now?"  # whatever the split, the told part is a unit
+    assert [(u.kind, u.text) for u in context_units(asked, "whole")] == [
+        ("query", asked), ("affirmed", "We're at the gate")]
 
 
 def test_a_bad_split_setting_is_a_clear_error(tmp_path, monkeypatch):
@@ -94,28 +107,47 @@ def test_a_view_fires_at_its_roles_threshold_and_a_clause_needs_the_offset():
     need = {"trigger": 0.5, "about": 0.7}
     ctx = context(("whole", "query", 0), ("a clause", "clause", 110))
     # cos 55° = 0.57: enough for the whole text (0.5), not for a clause (0.5 + 0.1)
-    hits = best_matches(ctx, views_of((0, "condition", 55, "trigger")), need, 0.1, 1.0)
+    anyhow = -2.0  # no competition: any lead over the other entries will do
+    hits = best_matches(ctx, views_of((0, "condition", 55, "trigger")), need, 0.1, anyhow)
     assert hits[0].unit.kind == "query" and hits[0].score == pytest.approx(math.cos(
         math.radians(55)), abs=1e-6)
     only_clause = context(("whole", "query", 180), ("a clause", "clause", 0))
     assert best_matches(only_clause, views_of((0, "condition", 55, "trigger")), need, 0.1,
-                        1.0) == {}
+                        anyhow) == {}
     close = views_of((0, "condition", 20, "trigger"))  # cos 20° = 0.94 >= 0.6
-    assert best_matches(only_clause, close, need, 0.1, 1.0)[0].unit.text == "a clause"
+    assert best_matches(only_clause, close, need, 0.1, anyhow)[0].unit.text == "a clause"
     # the about role has its own threshold: cos 50° = 0.64 < 0.7
     assert best_matches(context(("q", "query", 0)), views_of((0, "action", 50, "about")),
-                        need, 0.1, 1.0) == {}
+                        need, 0.1, anyhow) == {}
 
 
-def test_a_unit_fires_only_the_entries_it_matches_best_within_the_margin():
+def test_a_unit_fires_an_entry_only_with_its_lead_over_every_other_entry():
     need = {"trigger": 0.3, "about": 0.3}
     ctx = context(("q", "query", 0))
     views = views_of((0, "condition", 10, "trigger"), (1, "condition", 30, "trigger"),
                      (2, "condition", 12, "trigger"))
-    # cos 10° = 0.985, cos 12° = 0.978 (within 0.05), cos 30° = 0.866 (not)
-    assert sorted(best_matches(ctx, views, need, 0.0, 0.05)) == [0, 2]
-    assert sorted(best_matches(ctx, views, need, 0.0, 1.0)) == [0, 1, 2]
+    # cos 10° = 0.985, cos 12° = 0.978, cos 30° = 0.866: leads +0.007, -0.007, -0.119
+    hits = semantic_evidence(ctx, views, 0.0)
+    assert {k: round(h.lead, 3) for k, h in hits.items()} == {0: 0.007, 1: -0.119, 2: -0.007}
     assert sorted(best_matches(ctx, views, need, 0.0, 0.0)) == [0]
+    assert sorted(best_matches(ctx, views, need, 0.0, -0.05)) == [0, 2]
+    assert sorted(best_matches(ctx, views, need, 0.0, -2.0)) == [0, 1, 2]
+    assert sorted(best_matches(ctx, views, need, 0.0, 0.05)) == []  # no entry stands out
+
+
+def test_a_single_entry_leads_by_its_cosine():
+    hits = semantic_evidence(context(("q", "query", 60)), views_of(
+        (0, "condition", 0, "trigger")), 0.0)
+    assert hits[0].lead == pytest.approx(0.5, abs=1e-6)  # cos 60°, against no other entry
+
+
+def test_a_vetoed_unit_is_no_evidence_for_a_trigger_but_may_be_about_an_entry():
+    ctx = Context("x", (Unit("still no quote", "query", "negated: no"),
+                        Unit("it rained", "clause")), np.stack([unit(0), unit(80)]))
+    [hit] = semantic_evidence(ctx, views_of((0, "condition", 0, "trigger")), 0.0).values()
+    assert hit.unit.text == "it rained"  # the close unit is vetoed: cos 80° from the other
+    [about] = semantic_evidence(ctx, views_of((0, "action", 0, "about")), 0.0).values()
+    assert about.unit.text == "still no quote"
 
 
 def test_each_clause_competes_on_its_own():
@@ -154,9 +186,10 @@ def test_a_trigger_that_matches_the_query_fires_grounded():
     assert fired([GUESTS, PAY, TAX], ctx, VIEWS) == [
         ("c-valve", "trigger", True), ("c-tax", "date", False), ("c-pay", "date", False)]
     [first, *_] = commitments.fire([GUESTS], NOW, SETTINGS, ctx, VIEWS)
-    assert first.why == ("trigger matched by meaning: the context ~ condition "
-                         "«the guests are coming» (cosine 0.94)")
+    assert first.why == ("trigger matched (strong cue): by meaning: the context ~ condition "
+                         "«the guests are coming» (cosine 0.94, +0.94 over the next entry)")
     assert first.details["view"] == "condition" and first.strength == pytest.approx(0.94, 0.01)
+    assert (first.strong, first.confidence) == (True, "strong")
 
 
 def test_a_dated_entry_the_query_is_about_fires_grounded_else_ambient():
@@ -198,14 +231,19 @@ def test_without_a_context_only_ambient_firing_remains():
 
 def test_competition_between_entries_in_one_ledger():
     # the context is closer to the guests' condition (cos 20° = 0.94) than to the plumber's
-    # action (cos 70° = 0.34, below the threshold anyway) and the tax pot's (cos 160°)
+    # action (cos 70° = 0.34): "is the query about the invoice" loses to the guests
     ctx = context(("the in-laws arrive", "query", 20))
-    wide = replace(SETTINGS, about_threshold=0.3, match_margin=1.0)
-    assert fired([GUESTS, PAY], ctx, VIEWS, wide) == [
-        ("c-valve", "trigger", True), ("c-pay", "date", True)]
-    narrow = replace(wide, match_margin=0.05)
-    assert fired([GUESTS, PAY], ctx, VIEWS, narrow) == [
+    low = replace(SETTINGS, about_threshold=0.3)
+    assert fired([GUESTS, PAY], ctx, VIEWS, low) == [
         ("c-valve", "trigger", True), ("c-pay", "date", False)]
+    assert fired([PAY], ctx, VIEWS, low) == [("c-pay", "date", True)]  # alone, it is about it
+    # meaning alone fires a trigger only with its lead over every other trigger's views
+    rain = entry("c-rain", "Check the skylight", condition="it rains")
+    views = {**VIEWS, "c-rain": [("condition", "it rains", unit(60))]}  # cos 40° = 0.77
+    lead = 0.94 - 0.77
+    assert fired([GUESTS, rain], ctx, views, replace(low, match_margin=lead - 0.01)) == [
+        ("c-valve", "trigger", True)]
+    assert fired([GUESTS, rain], ctx, views, replace(low, match_margin=lead + 0.01)) == []
 
 
 # -- placement -----------------------------------------------------------------------------
@@ -254,7 +292,8 @@ def test_view_texts_of_an_entry():
                                   ["Bathroom", "bathroom"], ["Bad"]) == [
         ("condition", "the guests are coming"),
         ("condition+action", "When the guests are coming, Replace the valve"),
-        ("action", "Replace the valve"), ("title", "Bathroom"), ("alias", "Bad")]
+        ("action", "Replace the valve"), ("title", "Bathroom"), ("alias", "Bad"),
+        ("names", "Bathroom Bad")]  # the names the linked notes carry (kept, not embedded)
     # the second "bathroom" repeats a title (case aside): a view is never embedded twice
     assert ledger_sync.view_texts("Pay", None, [], []) == [("action", "Pay")]
 
@@ -294,6 +333,34 @@ def test_the_terminal_shows_a_strip_naming_each_commitment_and_why(capsys, monke
     assert "↑c-valve" in results  # the result names its commitment
 
 
+def background(n: int, folder: str = "home") -> list[dict]:
+    """`n` ambient firings, most urgent first (as `commitments.fire` orders them)."""
+    return [{"id": f"c-due-{i}", "action": f"Chore {i}", "grounded": False, "kind": "date",
+             "strength": 0.0, "notes": [f"{folder}/Chore {i}.md"], "why": f"overdue {i}"}
+            for i in range(n)]
+
+
+def test_the_strip_shows_grounded_firings_and_a_few_urgent_ones_then_how_many_more():
+    # Fails before: the strip printed all seven rows, whatever the query.
+    result = lane_result()
+    result.firing = result.firing[:1] + background(6)
+    shown, more = result.strip()
+    assert [f["id"] for f in shown] == ["c-valve", "c-due-0", "c-due-1", "c-due-2"]
+    assert more == 3
+    assert len(result.as_dict()["firing"]) == 7  # the JSON keeps every one
+
+
+def test_the_terminal_says_how_many_more_are_due(capsys, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(render, "_out_console", None)
+    result = lane_result()
+    result.firing = background(5)
+    render.query_result(result, as_json=False)
+    strip = capsys.readouterr().out.split("┏")[0]
+    assert strip.count("↑ c-due-") == 3 and "+2 more due — `vaultmem due`" in strip
+
+
 def test_views_follow_the_ledger_and_the_notes_it_links(make_vault, tmp_path):
     vault = make_vault(
         {"Bathroom.md": "---\naliases: [Wet room]\n---\n# Bathroom\nTiles.\n"}, root=tmp_path,
@@ -306,13 +373,14 @@ def test_views_follow_the_ledger_and_the_notes_it_links(make_vault, tmp_path):
         ("c-replace-valve", "condition+action", "When the guests are coming, Replace the valve"),
         ("c-replace-valve", "action", "Replace the valve"),
         ("c-replace-valve", "title", "Bathroom"),
-        ("c-replace-valve", "alias", "Wet room")]  # the done entry has no views
+        ("c-replace-valve", "alias", "Wet room"),
+        ("c-replace-valve", "names", "Bathroom Wet")]  # the done entry has no views
     entries = commitments.open_entries(store)
     views = commitments.entry_views(store, embedder.fingerprint, entries)
     assert [kind for kind, _, _ in views["c-replace-valve"]] == [r[1] for r in rows]
     # descriptions are embedded; names serve the keyword half only
     assert [None if vec is None else vec.shape for _, _, vec in views["c-replace-valve"]] == [
-        (embedder.dim,)] * 3 + [None, None]
+        (embedder.dim,)] * 3 + [None, None, None]
     # a no-op run writes nothing; renaming the linked note's title changes its view
     assert ledger_sync.refresh_views(store) is False
     (tmp_path / "Bathroom.md").write_text("---\ntitle: Wet room upstairs\n---\nTiles.\n")
@@ -344,3 +412,43 @@ def test_nearest_notes_are_the_k_best_in_order():
     assert commitments.nearest_notes(ids, np.array([0.1, 0.9, 0.5, 0.7]), k=3) == [
         (11, pytest.approx(0.9)), (13, pytest.approx(0.7)), (12, pytest.approx(0.5))]
     assert commitments.nearest_notes(ids[:0], np.zeros(0)) == []
+
+
+# -- words without meaning's lead ------------------------------------------------------
+
+BOILER = ("- [ ] When the boiler engineer visits, ask about the radiator valve\n"
+          "- [ ] When the boiler engineer visits the flat upstairs, lend them the ladder\n")
+UPSTAIRS = "the boiler engineer visits the flat upstairs today"
+
+
+def _drop_vectors(vault, entry_id: str | None = None) -> None:
+    """Vectors gone: all of them (another model's store, or never embedded), or one
+    entry's views (added or reworded since the last embedding finished)."""
+    if entry_id is None:
+        vault.store.execute("DELETE FROM vectors")
+    else:
+        vault.store.execute("DELETE FROM vectors WHERE hash IN "
+                            "(SELECT hash FROM entry_views WHERE entry_id = ?)", [entry_id])
+
+
+def test_words_alone_fire_in_a_store_with_no_vectors_in_the_models_space(make_vault):
+    vault = make_vault({"Notes.md": "# Notes\n\nNothing here.\n"}, ledger=BOILER,
+                       index_at=NOW)
+    _drop_vectors(vault)
+    assert set(vault.cues(UPSTAIRS, now=NOW)) == {"c-ask-about-radiator-valve",
+                                                 "c-lend-them-ladder"}
+
+
+def test_an_entry_without_vectors_does_not_fire_on_words_in_a_store_that_has_them(
+        make_vault):
+    """The context says the boiler entry's words, but its meaning is the other entry's:
+    meaning's lead keeps the first from firing. Before: once the first entry's views had
+    no vectors (not embedded yet), its words fired it alone, as if nothing could be
+    compared, though every other entry could be."""
+    vault = make_vault({"Notes.md": "# Notes\n\nNothing here.\n"}, ledger=BOILER,
+                       index_at=NOW)
+    assert set(vault.cues(UPSTAIRS, now=NOW)) == {"c-lend-them-ladder"}
+    _drop_vectors(vault, "c-ask-about-radiator-valve")
+    assert set(vault.cues(UPSTAIRS, now=NOW)) == {"c-lend-them-ladder"}
+    due = vault.due(context=UPSTAIRS, now=NOW, horizon=0).results
+    assert "c-ask-about-radiator-valve" not in {i.id for i in due}

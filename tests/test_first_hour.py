@@ -106,7 +106,7 @@ def test_nudge_dry_run_records_nothing(vault, capsys):
             return (conn.execute("SELECT count(*) FROM surfacings").fetchone()[0],
                     conn.execute("SELECT count(*) FROM nudge_state").fetchone()[0])
 
-    when = ["--now", "2026-08-14T10:00", "--vault", vault.settings.vault, "--json"]
+    when = ["--now", "2026-08-14T12:45", "--vault", vault.settings.vault, "--json"]  # lunch
     code, out, _ = cli(capsys, "nudge", "--dry-run", *when)
     assert code == 0 and json.loads(out)["nudge"] is not None
     assert recorded() == (0, 0)
@@ -137,6 +137,29 @@ def test_every_result_item_is_typed_with_the_jsons_own_names(vault):
     assert note.backlinks[0].path == "Ledger.md"
     history = vault.history("c-file-tax-return")
     assert history.revisions[0].kind == "created"
+
+
+def test_typed_items_are_one_kind_of_thing(vault):
+    """Every typed item (and `status`, one document of keys) is a `rows.Item`: a
+    dataclass whose fields are its JSON's keys in order, read as attributes or by key.
+    A due item has one shape, firing or coming up: keys that do not apply are None."""
+    from dataclasses import fields
+
+    from vaultmem.rows import Item
+
+    due = vault.due(now=datetime(2026, 8, 10), horizon=30)
+    status = vault.status()
+    items = [*due.results, *vault.ledger().results, status, *status.warnings,
+             *vault.query("tax return", now=NOW, log=False).firing,
+             *vault.history("c-file-tax-return").revisions]
+    assert {i.group for i in due.results} == {"overdue", "open", "upcoming"}
+    for item in items:
+        assert isinstance(item, Item), type(item)
+        doc = {k: v for k, v in item.as_dict().items() if k != "schema"}
+        assert list(doc) == [f.name for f in fields(item)]
+        assert {name: item[name] for name in doc} == doc
+    shapes = {tuple(d) for d in due.as_dict()["results"]}
+    assert len(shapes) == 1
 
 
 # -- a renamed note ----------------------------------------------------------------------------

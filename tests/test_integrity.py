@@ -269,6 +269,10 @@ def test_the_library_and_mcp_refuse_a_moment_out_of_range(make_vault):
         with pytest.raises(UsageError, match="out of range"):
             call()
     assert vault.nudge(now=datetime(9000, 12, 31, 23, 0)) is not None  # the edge itself
+    # a string names `now` as a datetime does (before: "9999-12-31T00:00:00 is out of …")
+    for now in ("9999-12-31", datetime(9999, 12, 31)):
+        with pytest.raises(UsageError, match="^`now` 9999-12-31T00:00:00 is out of range"):
+            vault.due(now=now)
     service = Service(vault.settings.vault, None, watch=False, embedder=FakeEmbedder())
 
     async def run():

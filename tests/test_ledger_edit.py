@@ -365,3 +365,182 @@ def test_tasks_format_reads_what_add_writes(vault):
                                  links=["Bathroom"], project="house", now=NOW)
     task = tf.read(added.text)
     assert (task.due, task.block_link) == (date(2026, 9, 1), " ^c-order-tiles")
+
+
+# -- a recurring entry whose next occurrence reads as its line --------------------------
+
+
+@pytest.mark.integration
+def test_an_undated_rule_checked_off_keeps_one_history_end_to_end(tmp_path, capsys):
+    """The next occurrence of an undated rule (or a `when done` one checked off before
+    its date) is the very line it replaces: the id stays on it, with occurrence-done,
+    and a block id Tasks leaves on the done line stays with the commitment."""
+    root = write_files(tmp_path / "v", {"Ledger.md": (
+        "# Ledger\n\n- [ ] Meditate 🔁 every day\n- [ ] Stretch 🔁 every day ^s1\n"
+        "- [ ] Pay rent ⏫ 🔁 every day when done 📅 2026-08-17\n")})
+    assert main(["index", str(root), "--now", "2026-08-14"]) == 0
+    for ident in ("c-meditate", "s1", "c-pay-rent"):
+        capsys.readouterr()
+        assert main(["ledger", "done", ident, "--vault", str(root), "--now", "2026-08-16",
+                     "--json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert (doc["id"], doc["kind"], doc["occurrence"]["id"], doc["revision"]["kind"]) == (
+            ident, "occurrence-done", f"{ident}-2026-08-16", "occurrence-done")
+    assert main(["ledger", "--all", "--vault", str(root), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]
+    assert sorted((r["id"], r["status"]) for r in rows) == [
+        ("c-meditate", "open"), ("c-meditate-2026-08-16", "done"), ("c-pay-rent", "open"),
+        ("c-pay-rent-2026-08-16", "done"), ("s1", "open"), ("s1-2026-08-16", "done")]
+    fresh = tmp_path / "fresh.db"
+    assert main(["index", str(root), "--db", str(fresh), "--now", "2026-08-16"]) == 0
+    capsys.readouterr()
+    assert main(["ledger", "--all", "--vault", str(root), "--db", str(fresh), "--json"]) == 0
+    assert sorted((r["id"], r["status"]) for r in json.loads(
+        capsys.readouterr().out)["results"]) == sorted((r["id"], r["status"]) for r in rows)
+
+
+def test_a_block_id_on_the_done_line_stays_with_the_commitment_from_scratch(make_vault):
+    """Tasks leaves the block id on the done line: an index built from the file alone
+    gives the id to the open line, and the done ones their `<id>-<done date>` names."""
+    v = make_vault(ledger="- [ ] Water plants 🔁 every week 📅 2026-08-10 ^c-water\n",
+                   index_at=NOW)
+    v.complete_commitment("c-water", on="2026-08-10", now=NOW)
+    v.complete_commitment("c-water", on="2026-08-17", now=datetime(2026, 8, 17))
+    history = [(e.id, e.status) for e in v.ledger(include_closed=True).results]
+    fresh = make_vault(root=v.settings.vault, db=v.settings.vault / "fresh.db",
+                       index_at=NOW)
+    assert [(e.id, e.status) for e in fresh.ledger(include_closed=True).results] == history
+    assert history == [("c-water", "open"), ("c-water-2026-08-17", "done"),
+                       ("c-water-2026-08-10", "done")]
+
+
+# -- a done or cancel date is a day that has come ---------------------------------------
+
+SUNDAY = datetime(2026, 8, 16, 9, 0)
+
+
+@pytest.mark.parametrize("on, day", [
+    ("friday", "2026-08-14"), ("Friday", "2026-08-14"), ("on friday", "2026-08-14"),
+    ("last friday", "2026-08-14"), ("past friday", "2026-08-14"), ("fri", "2026-08-14"),
+    ("sunday", "2026-08-16"),  # today is the last Sunday
+    ("last sunday", "2026-08-09"), ("yesterday", "2026-08-15"), ("today", "2026-08-16"),
+    ("2 days ago", "2026-08-14"), ("2026-08-01", "2026-08-01"),
+])
+def test_on_reads_words_backward(vault, on, day):
+    result = vault.complete_commitment("c-pay-plumber-invoice", on=on, now=SUNDAY)
+    assert result.text.endswith(f"✅ {day}")
+
+
+@pytest.mark.parametrize("on", ["2026-08-17", "next friday", "tomorrow", date(2026, 9, 1)])
+def test_a_done_or_cancel_date_in_the_future_is_refused(vault, on):
+    before = ledger_lines(vault)
+    with pytest.raises(UsageError, match=r"`on` .* is after today \(2026-08-16\)"):
+        vault.complete_commitment("c-pay-plumber-invoice", on=on, now=SUNDAY)
+    with pytest.raises(UsageError, match="is after today"):
+        vault.cancel_commitment("c-valve", on=on, now=SUNDAY)
+    assert ledger_lines(vault) == before
+
+
+def test_cli_done_on_a_weekday_is_the_last_one(vault, capsys, fake_model):
+    root = str(vault.settings.vault)
+    code = main(["ledger", "done", "c-pay-plumber-invoice", "--on", "friday", "--vault", root,
+                 "--now", "2026-08-16"])
+    assert code == 0 and "✅ 2026-08-14" in capsys.readouterr().err
+    code = main(["ledger", "cancel", "c-valve", "--on", "2026-08-20", "--vault", root,
+                 "--now", "2026-08-16"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("vaultmem: --on '2026-08-20' is after today")
+
+
+def test_add_reads_unresolved_links_as_the_index_resolved_them(vault, capsys, fake_model):
+    """A heading link and a labelled link name notes that exist: no warning for them."""
+    added = vault.add_commitment("Heading link", links=["Plumber#Invoice", "Mum|my mum",
+                                                        "No such note"], now=NOW)
+    assert added.unresolved == ["No such note"]
+    entry = next(e for e in vault.ledger().results if e.id == added.id)
+    assert entry.unresolved == added.unresolved
+    code = main(["ledger", "add", "Heading link again", "--link", "Plumber#Invoice", "--link",
+                 "Mum|my mum", "--vault", str(vault.settings.vault), "--now", "2026-08-16"])
+    assert code == 0 and "names no note" not in capsys.readouterr().err
+
+
+# -- refusals: nothing written, one line saying why --------------------------------------
+
+
+def test_a_line_changed_since_it_was_indexed_is_refused(vault, monkeypatch):
+    """The line is found by its text as indexed; edited on disk between the index run and
+    the rewrite, it is not rewritten from a stale reading."""
+    path = vault.settings.vault / "Ledger.md"
+    text = LEDGER.replace("replace the shower valve", "replace the shower valve now")
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(vault, "_in_step", lambda now: True)  # the edit lands after the run
+    with pytest.raises(VaultmemError) as refused:
+        vault.complete_commitment("c-valve", now=NOW)
+    assert str(refused.value) == ("Ledger.md:7: the entry's line changed on disk since the "
+                                  "ledger was indexed: nothing written; try again")
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_line_that_moved_is_found_by_its_text_and_twins_are_refused(tmp_path):
+    from vaultmem import ledger_edit
+
+    raw = "- [ ] Pay rent"
+    (tmp_path / "Ledger.md").write_text(f"# Ledger\n\nIntro.\n{raw}\n", encoding="utf-8")
+    done = ledger_edit.complete(tmp_path, "Ledger.md", 3, raw, date(2026, 8, 16))
+    assert (done.line, done.text) == (4, "- [x] Pay rent ✅ 2026-08-16")
+    (tmp_path / "Ledger.md").write_text(f"{raw}\n{raw}\nIntro.\n", encoding="utf-8")
+    with pytest.raises(VaultmemError, match="changed on disk since the ledger was indexed"):
+        ledger_edit.complete(tmp_path, "Ledger.md", 3, raw, date(2026, 8, 16))
+
+
+def test_a_rewrite_that_would_change_how_other_lines_read_is_refused(tmp_path):
+    """The last guard: whatever the new lines, every other entry must read as before (a
+    code fence opened by a new line would swallow the rest of the ledger)."""
+    from vaultmem import ledger_edit
+
+    text = "- [ ] Pay rent\n- [ ] Call Jo [[Jo]]\n"
+    (tmp_path / "Ledger.md").write_text(text, encoding="utf-8")
+    with pytest.raises(VaultmemError, match="would change how other lines of Ledger.md read"):
+        ledger_edit._edit(tmp_path, "Ledger.md", 1, "- [ ] Pay rent",
+                          lambda old: ["```", "- [x] Pay rent ✅ 2026-08-16"])
+    assert (tmp_path / "Ledger.md").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("line, ident, message", [
+    ("- [ ] Walk 🔁 every day 🏁 delete 📅 2026-08-16", "c-walk",
+     "the entry says 🏁 delete: Tasks would delete its line, and vaultmem never deletes a "
+     "ledger line; check it off in Obsidian"),
+    ("- [ ] Pay the council 📅 2026-02-30", "c-pay-council",
+     "a date on the line is not a real day (2026-02-30 is not a day): fix it in the ledger "
+     "first"),
+])
+def test_a_line_vaultmem_must_not_rewrite_is_refused(make_vault, line, ident, message):
+    v = make_vault(ledger=line + "\n", index_at=NOW)
+    with pytest.raises(VaultmemError) as refused:
+        v.complete_commitment(ident, now=NOW)
+    assert str(refused.value) == message
+    assert ledger_lines(v) == [line]
+
+
+def test_an_entry_removed_from_the_ledger_is_refused(vault):
+    path = vault.settings.vault / "Ledger.md"
+    text = LEDGER.replace("- [ ] Call Mum [due:: 2026-08-20] [start:: 2026-08-12] [[Mum]]\n", "")
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(VaultmemError) as refused:
+        vault.reschedule_commitment("c-call-mum", "2026-08-30", now=NOW)
+    assert str(refused.value) == ("c-call-mum is no longer in the ledger (removed): nothing "
+                                  "written")
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_line_written_while_another_run_holds_the_index_is_recorded_later(vault):
+    from vaultmem.store import writer_lock
+
+    with writer_lock(vault.settings.db, "index"):
+        result = vault.complete_commitment("c-pay-plumber-invoice", now=NOW)
+    assert (result.kind, result.revision, result.indexed) == ("done", None, False)
+    assert ledger_lines(vault)[5].endswith("✅ 2026-08-16")
+    assert vault.history("c-pay-plumber-invoice").status == "open"  # not indexed yet
+    vault.index(now=NOW)
+    assert [r.kind for r in vault.history("c-pay-plumber-invoice").revisions] == [
+        "created", "done"]

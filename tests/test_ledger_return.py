@@ -310,3 +310,56 @@ def test_matching_removed_entries_stays_near_linear(monkeypatch):
 
     small, large = compared(500), compared(FACTOR * 500)
     assert small > 0 and large / small < BOUND
+
+
+# -- a recurring entry's run (Obsidian Tasks) that leaves and comes back -------------------
+
+WATER = "Water the plants 🔁 every week"
+RUN = (f"- [ ] {WATER} 📅 2026-08-08\n"
+       f"- [x] {WATER} 📅 2026-08-01 ✅ 2026-08-02 ^water\n")
+
+
+def test_a_recurring_run_that_comes_back_keeps_each_line_on_its_own_id(make_vault):
+    """Tasks left the block id on the done line; the commitment (the open line) holds it
+    as `_keyed` reads it. Before: the run removed and put back swapped the two ids, the
+    open line reopened as the done occurrence "water-2026-08-02" and the done line as
+    the commitment "water"."""
+    vault = make_vault(FILES, ledger=f"# L\n\n- [ ] {WATER} 📅 2026-08-01 ^water\n",
+                       index_at=NOW)
+    _write(vault, f"# L\n\n{RUN}")
+    _index(vault, 1)
+    statuses = {e["id"]: e["status"] for e in vault.ledger(include_closed=True).as_dict()
+                ["results"]}
+    assert statuses == {"water": "open", "water-2026-08-02": "done"}
+    _write(vault, "# L\n\n")  # a partial read, or the lines cut and pasted back
+    _index(vault, 2)
+    _write(vault, f"# L\n\n{RUN}")
+    _index(vault, 3)
+    rows = vault.ledger(include_closed=True).as_dict()["results"]
+    assert {e["id"]: e["status"] for e in rows} == statuses
+    assert _kinds(vault, "water") == ["created", "occurrence-done", "removed", "reopened"]
+    assert _kinds(vault, "water-2026-08-02") == ["created", "removed", "reopened"]
+
+
+def test_a_new_done_occurrence_is_not_taken_for_an_old_one_cleared_away():
+    """A recurring entry's old done line deleted, then the entry checked off twice before
+    the next index: both new done lines are occurrences of the commitment. Before: the
+    one the check-off did not explain took the id of the deleted occurrence ("reopened",
+    "rescheduled") for its words alone."""
+    def parse(text):
+        return parse_ledger(text)[0]
+
+    done_0801 = f"- [x] {WATER} 📅 2026-08-01 ✅ 2026-08-01"
+    known = [Known("c-water", parse(f"- [ ] {WATER} 📅 2026-08-08")[0])]
+    removed = [Known("c-water-2026-08-01", parse(done_0801)[0])]
+    text = (f"- [ ] {WATER} 📅 2026-08-22\n- [x] {WATER} 📅 2026-08-15 ✅ 2026-08-15\n"
+            f"- [x] {WATER} 📅 2026-08-08 ✅ 2026-08-08\n")
+    result = reconcile(known, parse(text), {"c-water", "c-water-2026-08-01"}, removed)
+    assert [(i, [r.kind for r in revs]) for i, _, revs in result] == [
+        ("c-water", ["occurrence-done"]), ("c-water-2026-08-15", ["created"]),
+        ("c-water-2026-08-08", ["created"])]
+    # the deleted line itself put back (as it was) is that occurrence, reopened
+    result = reconcile(known, parse(text + done_0801), {"c-water", "c-water-2026-08-01"},
+                       removed)
+    assert [(i, [r.kind for r in revs]) for i, _, revs in result][-1] == (
+        "c-water-2026-08-01", ["reopened"])

@@ -141,6 +141,35 @@ def test_safe_write_refuses_a_write_that_loses_an_entry(make_vault):
     assert (root / "Ledger.md").read_bytes() == done
 
 
+@pytest.mark.parametrize("above", ["", "Form\x0cfeed, line\u2028separator\n"])
+def test_ledger_done_keeps_the_control_characters_the_line_held(make_vault, capsys, above):
+    """The lines safe_write looks in are the reader's (\\n, \\r\\n, \\r). Before: it split
+    the text as str.splitlines does, which also breaks at NEL (U+0085), form feed and
+    U+2028: `ledger done` on a line holding NEL, or below a line holding a form feed,
+    was refused for a control character the line itself held."""
+    vault = _vault(make_vault, f"# Ledger\n\n{above}- [ ] Call \x85mum\x1b[0m ^mum\n")
+    root = vault.settings.vault
+    code, _, err = _cli(capsys, "ledger", "done", "mum", "--vault", root,
+                        "--now", "2026-08-15")
+    assert code == 0, err
+    assert "- [x] Call \x85mum\x1b[0m ✅ 2026-08-15 ^mum" in (
+        root / "Ledger.md").read_text(encoding="utf-8")
+
+
+def test_a_rewrite_takes_no_control_character_from_another_line(make_vault):
+    """What a rewrite may keep is what its own line held. Before: a U+2028 above shifted
+    str.splitlines' count by one, so the ESC of the paragraph above was let into the
+    rewritten entry."""
+    vault = _vault(make_vault, "# Ledger\n\nSee\u2028this \x1b[2J\n- [ ] Call mum ^mum\n")
+    root = vault.settings.vault
+    ledger = ledger_append.read_ledger(root, "Ledger.md")
+    line = "- [x] Call \x1b[2Jmum ✅ 2026-08-15 ^mum"
+    data = ledger.before.replace(b"- [ ] Call mum ^mum", line.encode())
+    with pytest.raises(UsageError, match="control character"):
+        ledger_append.safe_write(ledger, data, replaced={4}, added=[line])
+    assert (root / "Ledger.md").read_bytes() == ledger.before
+
+
 # -- 4. a planted temporary symlink, a ledger that is a symlink --------------------------
 
 def test_ledger_add_does_not_write_through_a_planted_temp_symlink(make_vault, tmp_path):

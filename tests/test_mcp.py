@@ -149,6 +149,8 @@ def test_every_tool_answers_its_command_document(root):
     ("search", {"text": "  "}, "the query is empty"),
     ("search", {"text": "x", "now": "someday"}, "`now` 'someday' is not an ISO date"),
     ("search", {"text": "x", "mode": "fuzzy"}, "bad arguments for search: mode:"),
+    ("search", {"text": "x", "weight": 50}, "setting weight = 50.0 (from `weight`) is not "
+                                            "allowed: use a number from 0 to 10"),
     ("get_note", {"path": "Nowhere"}, "no note 'Nowhere' in the index"),
     ("ledger_history", {"id": "c-nothing"}, "no ledger entry 'c-nothing': the `ledger` tool "
                                             "with include_closed lists every id"),
@@ -308,3 +310,50 @@ def test_an_indexer_failure_still_answers_from_the_store(root, monkeypatch):
         "note: the index could not be brought up to date (internal error: KeyError: 'thus'): "
         "answered from the index as it is"]
     assert doc(after)["results"][0]["path"] == "inbox.md" and notes_of(after) == []
+
+
+def test_a_message_never_asks_an_agent_to_run_a_command():
+    """An agent has tools, not a shell: a CLI command in a message is the user's."""
+    from vaultmem.errors import TERMS
+    from vaultmem.mcp_server import error
+
+    for said in TERMS["mcp"].values():
+        assert "vaultmem " not in said or said.startswith("the user's "), said
+    text = error("no candidate 'c-x': `suggestions()` lists them").content[0].text
+    assert text == "no candidate 'c-x': the user's `vaultmem ledger suggest` lists them"
+
+
+def test_a_stop_during_an_answer_names_it_and_lets_it_end(root, monkeypatch):
+    """A SIGTERM while a tool call is being answered says so, and the vault is closed
+    only once the answer has ended. The answer is held open by the test (an event, not a
+    sleep), so the stop lands inside it every time."""
+    import signal
+    import threading
+
+    from vaultmem import mcp_server
+
+    said, exits = [], []
+    spoke, entered, release = threading.Event(), threading.Event(), threading.Event()
+    monkeypatch.setattr(mcp_server, "_line", lambda m: (said.append(m), spoke.set()))
+    monkeypatch.setattr(mcp_server.Stop, "exit_now",
+                        staticmethod(lambda doing=None: exits.append(doing)))
+    service = Service(root, None, watch=False, embedder=FakeEmbedder())
+
+    def answer(vault):
+        entered.set()
+        release.wait()
+        return {"answered": vault.status().as_dict()["counts"]["notes"]}
+
+    answered = service.owner.submit(lambda: service._answer(answer, False, "search"))
+    assert entered.wait(300)  # a safety net for a call that never starts, not a wait
+    stop = mcp_server.Stop()
+    stop.service = service
+    handler = threading.Thread(target=stop.handle, args=(signal.SIGTERM, None))
+    handler.start()
+    assert spoke.wait(300)
+    assert said == ["stopped by SIGTERM while answering search"]
+    assert not answered.done() and not exits  # the answer is still in progress
+    release.set()
+    handler.join(300)
+    assert json.loads(answered.result().content[0].text)["answered"] > 0
+    assert service.stopping and exits == [None]  # closed after the answer, then exit 0

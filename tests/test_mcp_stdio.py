@@ -197,9 +197,11 @@ def stopped(proc: subprocess.Popen, seen: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("moment, says", [
-    ("starting", "while starting"),  # the SDK still loading, nothing open
-    ("serving", "while"),  # the vault open, the model loading
-    ("ready", "while waiting for requests"),  # model loaded, index caught up
+    ("starting", ["starting"]),  # the SDK still loading, nothing open
+    # the vault open: the model loading, then what changed indexed, then idle (which of
+    # them the signal finds is the machine's business; it must be one of them, named)
+    ("serving", ["loading the model", "indexing what changed", "waiting for requests"]),
+    ("ready", ["waiting for requests"]),  # model loaded, index caught up
 ])
 def test_sigterm_at_any_moment_exits_0_and_says_what_it_stopped(vault, moment, says):
     """Fails before a stop was handled at every moment: a SIGTERM during the model load
@@ -207,7 +209,13 @@ def test_sigterm_at_any_moment_exits_0_and_says_what_it_stopped(vault, moment, s
     proc = start(vault)
     out, err = stopped(proc, read_until(proc, moment))
     assert out == ""
-    assert "vaultmem mcp: stopped by SIGTERM " + says in err, err
+    assert stop_line(err) in [f"vaultmem mcp: stopped by SIGTERM while {s}" for s in says], err
+
+
+def stop_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if "stopped by SIGTERM" in line]
+    assert len(lines) == 1, err
+    return lines[0]
 
 
 def test_sigterm_during_the_first_index_and_during_a_request(tmp_path, vault):
@@ -227,6 +235,13 @@ def test_sigterm_during_the_first_index_and_during_a_request(tmp_path, vault):
     rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "search", "arguments": {"text": "shower valve", "log": False}}})
     out, err = stopped(proc, "")
-    assert "stopped by SIGTERM while" in err, err
-    for line in out.splitlines():  # whatever it wrote is whole protocol messages
-        assert json.loads(line)["jsonrpc"] == "2.0"
+    answers = [json.loads(line) for line in out.splitlines()]  # whole protocol messages
+    assert all(a["jsonrpc"] == "2.0" for a in answers)
+    # The stop names the request it found in progress, and then no answer went out; or
+    # the answer was already made. (tests/test_mcp.py holds an answer open to show the
+    # first every time.)
+    said = stop_line(err)
+    assert said in ("vaultmem mcp: stopped by SIGTERM while answering search",
+                    "vaultmem mcp: stopped by SIGTERM while waiting for requests"), err
+    if said.endswith("answering search"):
+        assert 2 not in [a.get("id") for a in answers]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 
 import pytest
 
@@ -104,32 +104,53 @@ def test_the_lead_grows_with_how_far_ahead_it_was_written_and_with_priority():
     assert lead_days(dated(due, datetime(2026, 9, 5))) == pytest.approx(p.lead_days)
 
 
-DAYLONG = Params(lead_days=1.0, lead_growth=0.0, urgency=0.6, overdue=0.25, window=0.25)
+DAYLONG = Params(lead_days=1.0, lead_growth=0.0, urgency=0.6, heads_up=0.4, overdue=0.25,
+                 window=0.25)
 DUE = date(2026, 8, 15)
+NINE = time(9, 0)
 
 
 @pytest.mark.parametrize(("moment", "expected"), [
-    (datetime(2026, 8, 13, 12), 0.0),    # before the lead
-    (datetime(2026, 8, 14, 0), 0.0),     # the ramp starts a day before the due day
-    (datetime(2026, 8, 14, 6), 0.15),    # a quarter up
-    (datetime(2026, 8, 14, 18), 0.45),
-    (datetime(2026, 8, 15, 0), 0.6),     # the due day: the peak, all day
+    (datetime(2026, 8, 13, 23), 0.0),    # before its lead: nothing ...
+    (datetime(2026, 8, 14, 18), 0.4),    # ... the heads-up: a day before (lead_days 1) ...
+    (datetime(2026, 8, 15, 0), 0.6),     # ... the due day: the peak, all day
     (datetime(2026, 8, 15, 23, 59), 0.6),
     (datetime(2026, 8, 16, 9), 0.25),    # overdue: the floor ...
     (datetime(2026, 10, 30, 9), 0.25),   # ... however long ago (age does not wear it)
 ])
-def test_urgency_ramps_in_the_lead_peaks_on_the_due_day_and_keeps_a_floor(moment, expected):
+def test_urgency_peaks_on_the_due_day_and_keeps_a_floor(moment, expected):
     assert urgency(dated(DUE, datetime(2026, 8, 1), DAYLONG), moment) == pytest.approx(expected)
 
 
-def test_a_window_ramps_from_its_start_slowly_then_meets_the_lead():
-    item = dated(DUE, datetime(2026, 7, 1), DAYLONG, opens=date(2026, 8, 5))  # ten days
-    assert urgency(item, datetime(2026, 8, 4, 12)) == 0.0
-    assert urgency(item, datetime(2026, 8, 10)) == pytest.approx(0.25 * 0.5 ** 2)
-    assert urgency(item, datetime(2026, 8, 13)) == pytest.approx(0.25 * 0.8 ** 2)
-    # In the lead, the higher of the two ramps.
-    assert urgency(item, datetime(2026, 8, 14, 6)) == pytest.approx(0.25 * 0.925 ** 2)
-    assert urgency(item, datetime(2026, 8, 14, 18)) == pytest.approx(0.45)
+@pytest.mark.parametrize(("bound", "moment", "expected"), [
+    ("at", datetime(2026, 8, 13, 23), 0.0),   # before the lead
+    ("at", datetime(2026, 8, 14, 0), 0.4),    # the heads-up: a day before (lead_days 1)
+    ("at", datetime(2026, 8, 14, 20), 0.4),   # the evening before
+    ("at", datetime(2026, 8, 15, 8, 29), 0.6),  # the morning of, up to half an hour before
+    ("at", datetime(2026, 8, 15, 8, 30), 0.0),  # then too late: off to the appointment
+    ("at", datetime(2026, 8, 16, 9), 0.0),    # an event that has passed is over
+    ("by", datetime(2026, 8, 15, 8, 30), 0.25),  # a deadline missed is overdue at once
+    ("by", datetime(2026, 8, 16, 9), 0.25),
+    ("after", datetime(2026, 8, 15, 8, 59), 0.0),  # "after 9": not before then
+    ("after", datetime(2026, 8, 15, 9), 0.6),
+])
+def test_a_time_of_day_brings_a_heads_up_the_day_before_and_bounds_the_day(bound, moment,
+                                                                         expected):
+    item = dated(DUE, datetime(2026, 8, 1), DAYLONG, at=NINE, bound=bound)
+    assert urgency(item, moment) == pytest.approx(expected)
+
+
+def test_a_window_ramps_over_its_last_third_up_to_the_due_days_level():
+    item = dated(DUE, datetime(2026, 7, 1), DAYLONG, opens=date(2026, 8, 3))  # twelve days
+    ramp_from = datetime(2026, 8, 11)  # its last third: four days
+    assert urgency(item, datetime(2026, 8, 10, 23)) == 0.0  # open, not yet speaking
+    assert urgency(item, ramp_from + DAY) == pytest.approx(0.6 / 4)
+    assert urgency(item, ramp_from + 3 * DAY) == pytest.approx(0.6 * 3 / 4)
+    short = dated(DUE, datetime(2026, 7, 1), DAYLONG, opens=date(2026, 8, 12))
+    assert urgency(short, datetime(2026, 8, 13, 12)) == pytest.approx(0.6 / 4)  # two days at least
+    long = dated(DUE, datetime(2026, 1, 1), DAYLONG, opens=date(2026, 6, 1))
+    assert urgency(long, datetime(2026, 8, 8)) == 0.0  # seven days at most
+    assert urgency(long, datetime(2026, 8, 9, 12)) == pytest.approx(0.6 * 1.5 / 7)
     open_ended = replace(item, due=None)
     assert urgency(open_ended, datetime(2026, 8, 6)) == pytest.approx(0.25)
 
@@ -219,16 +240,17 @@ def test_a_default_dismissal_has_faded_within_two_days():
 def test_terms_on_a_hand_built_item():
     p = Params(importance=0.3, lead_days=1.0, lead_growth=0.0, urgency=0.6, hours="09-12",
                context=0.5, fatigue=0.6, fatigue_hours=8.0, dismiss=1.0, dismiss_hours=16.0)
-    item = dated(date(2026, 8, 11), T - 30 * DAY, p, stated_hours=True, cue="trigger matched")
+    item = dated(date(2026, 8, 11), T - 30 * DAY, p, stated_hours=True, cue="trigger matched",
+                 at=time(11), bound="at")
     got = terms(item, T, surfaced=[T - 8 * HOUR], dismissed=[T - 8 * HOUR])
     assert got.base == pytest.approx(0.3)   # written a month ago: not worn by its age
-    assert got.urgency == pytest.approx(0.6 * 10 / 24)  # 10 h into a one-day ramp
+    assert got.urgency == pytest.approx(p.heads_up)  # the day before an 11:00 appointment
     assert got.hours == pytest.approx(0.5)  # 10:00 is settled inside 09-12
     assert got.cue == pytest.approx(p.cue)
     assert got.context == pytest.approx(0.5 + p.cue)
     assert got.novelty == 0.0
     assert got.fatigue == pytest.approx(0.6 * math.exp(-1) + math.exp(-0.5))
-    assert got.value == pytest.approx(0.3 + 0.25 + 0.5 + p.cue - got.fatigue)
+    assert got.value == pytest.approx(0.3 + p.heads_up + 0.5 + p.cue - got.fatigue)
 
 
 def test_an_entry_written_a_month_ahead_is_as_fresh_on_its_day_as_one_written_yesterday():
@@ -246,10 +268,15 @@ def test_novelty_lifts_an_idea_after_it_is_written_or_referenced():
 
 
 def test_the_window_starts_at_the_latest_anchor_or_the_waves_period():
-    item = dated(DUE, datetime(2026, 7, 1), DAYLONG, opens=date(2026, 8, 5))
+    item = dated(DUE, datetime(2026, 7, 1), DAYLONG, opens=date(2026, 8, 3), at=NINE,
+                 bound="at")
     assert window_start(item, datetime(2026, 8, 3)) == datetime(2026, 7, 1)
-    assert window_start(item, datetime(2026, 8, 10)) == datetime(2026, 8, 5)
+    assert window_start(item, datetime(2026, 8, 12)) == datetime(2026, 8, 11)  # its ramp
     assert window_start(item, datetime(2026, 8, 14, 9)) == datetime(2026, 8, 14)  # the lead
+    untimed = replace(item, at=None, bound="")
+    assert window_start(untimed, datetime(2026, 8, 14, 9)) == datetime(2026, 8, 14)  # SPEC 8
+    plan = replace(untimed, kind="plan")
+    assert window_start(plan, datetime(2026, 8, 14, 9)) == datetime(2026, 8, 11)  # no lead
     assert window_start(item, datetime(2026, 8, 15, 9)) == datetime(2026, 8, 15)
     assert window_start(item, datetime(2026, 8, 20)) == datetime(2026, 8, 15)  # no new one
     snoozed = datetime(2026, 8, 16, 12)
@@ -574,7 +601,7 @@ def test_front_matter_nudge_hours_on_a_plan_note(nudge_vault):
     assert trip.params == replace(KIND_DEFAULTS["plan"], hours="07-09")
     assert garden.params == KIND_DEFAULTS["plan"]
     assert (trip.stated_hours, garden.stated_hours) == (True, False)
-    early, late = datetime(2026, 8, 3, 8), datetime(2026, 8, 3, 10)
+    early, late = datetime(2026, 8, 3, 8), datetime(2026, 8, 3, 12, 45)  # lunch: its own
     boost = KIND_DEFAULTS["plan"].context
     assumed = boost * KIND_DEFAULTS["plan"].assumed_hours  # the hours it did not state
     assert terms(trip, early, [], []).context == pytest.approx(boost)
@@ -619,7 +646,7 @@ def test_an_overdue_entry_nudges_again_once_fatigue_fades_never_in_quiet_hours(n
     v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
     shown = v.replay(datetime(2026, 8, 10), datetime(2026, 8, 15), answer="dismiss")
     times = [t for t, _ in shown]
-    assert times[0] == datetime(2026, 8, 10, 9, 30)
+    assert times[0] == datetime(2026, 8, 10, 12, 30)  # not a work item: lunch, its own time
     assert len(times) >= 2
     assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
@@ -694,7 +721,7 @@ def test_a_cue_nudges_and_the_same_cue_once_dismissed_does_not_again(nudge_vault
     first = tick(v.store, v.settings, datetime(2026, 8, 11, 10), cues=cue)
     assert first.nudge.item.id == "hooks" and "trigger matched" in first.nudge.why
     record_feedback(v.store, "hooks", "dismiss", datetime(2026, 8, 11, 10))
-    later = datetime(2026, 8, 12, 10)  # the dismissal has mostly faded
+    later = datetime(2026, 8, 12, 12, 45)  # the dismissal has mostly faded; lunchtime
     assert tick(v.store, v.settings, later, cues=cue).nudge is None
     other = {"hooks": "trigger matched: hardware"}  # another context: another moment
     assert tick(v.store, v.settings, later + 15 * MINUTE, cues=other).nudge.item.id == "hooks"
@@ -768,3 +795,80 @@ def test_a_trigger_entry_nudges_only_with_a_matching_context(tmp_path, capsys):
     due = json.loads(capsys.readouterr()[0])
     assert [(r["id"], r["group"]) for r in due["results"] if r["group"] == "triggered"] == \
         [("hooks", "triggered")]
+
+
+# -- whose hours, and which moment: rules read from the entry itself --------------------------
+# 2026-08-14 is a Friday, 2026-08-15 a Saturday.
+
+def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_the_rest(
+        nudge_vault):
+    v = nudge_vault({
+        "work/Sprint.md": "# Sprint\n",
+        "Ledger.md": "- [ ] Review the rate-limiter PR 📅 2026-08-14 #work ^pr\n"
+                     "- [ ] Write the release notes 📅 2026-08-14 [[Sprint]] ^notes\n"
+                     "- [ ] Order the wedding present 📅 2026-08-14 ^gift\n"
+                     "- [ ] Submit the expenses 📅 2026-08-15 #work ^expenses\n"})
+    assert (v.item("pr").work, v.item("notes").work, v.item("gift").work) == (True, True, False)
+    own = nudge_vault({"Ledger.md": "- [ ] Post the parcel [nudge_personal_hours:: 17-19]\n"})
+    assert load_items(own.store)[0].params.personal_hours == "17-19"
+    friday = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="accept")
+    assert friday == [(datetime(2026, 8, 14, 9, 30), "pr"), (datetime(2026, 8, 14, 9, 45), "notes"),
+                      (datetime(2026, 8, 14, 12, 30), "gift"),
+                      (datetime(2026, 8, 14, 17, 30), "expenses")]  # the heads-up, at work
+    saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 15, 22), answer="accept")
+    assert "expenses" not in [i for _, i in saturday]  # work waits for a working day
+    sat = next(c for c in v.tick(datetime(2026, 8, 15, 10)).candidates if c.id == "expenses")
+    assert sat.terms.hours == 0.0
+    stated = replace(v.item("expenses"), params=replace(v.item("expenses").params, hours="9-18"))
+    assert hours_boost(stated, datetime(2026, 8, 15, 12)) == 0.0  # stated hours: still a weekday
+    assert hours_boost(stated, datetime(2026, 8, 14, 12)) > 0.0
+
+
+def test_a_call_or_an_email_goes_in_office_hours_unless_its_hours_are_stated(nudge_vault):
+    v = nudge_vault({"Ledger.md":
+                     "- [ ] Ring the van hire to confirm the slot 📅 2026-08-14 ^van\n"
+                     "- [ ] Email the landlord my new address 📅 2026-08-14 ^landlord\n"
+                     "- [ ] Call Mum about Sunday 📅 2026-08-14 [nudge_hours:: 18-21] ^mum\n"})
+    assert [v.item(i).call for i in ("van", "landlord", "mum")] == [True, True, True]
+    shown = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="dismiss")
+    assert shown == [(datetime(2026, 8, 14, 9, 30), "van"),
+                     (datetime(2026, 8, 14, 9, 45), "landlord"),
+                     (datetime(2026, 8, 14, 18, 30), "mum")]
+    saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 16, 22), answer="dismiss")
+    assert {i for _, i in saturday} == {"mum"}  # the weekend: offices are shut; Mum is not
+
+
+def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_that_morning(
+        make_vault):
+    v = NudgeVault(make_vault({
+        "Ledger.md": "- [ ] Smear test at the surgery, 11:20 📅 2026-09-10 ^smear\n"
+                     "- [ ] Renew the library books 📅 2026-09-10 ^books\n"},
+        index_at=datetime(2026, 8, 5)))
+    assert (v.item("smear").at, v.item("smear").bound) == (time(11, 20), "at")
+    shown = v.replay(datetime(2026, 9, 8, 7), datetime(2026, 9, 12), answer="dismiss")
+    smear = [t for t, i in shown if i == "smear"]
+    assert smear[0] == datetime(2026, 9, 9, 20, 30)  # the evening before, in its own hours
+    assert all(t < datetime(2026, 9, 10, 10, 50) for t in smear)  # never once it is too late
+    books = [t for t, i in shown if i == "books"]
+    assert books[0] == datetime(2026, 9, 9, 20, 45)  # a dated commitment's heads-up (SPEC 8)
+    assert any(t.date() == date(2026, 9, 10) for t in books)  # and on the day
+
+
+def test_an_idea_speaks_on_the_day_its_text_names_or_not_at_all_without_its_own_hours(
+        nudge_vault):
+    v = nudge_vault({
+        "Move day.md": "---\ntype: plan\ncreated: 2026-08-01\n---\n# Move day (Fri 14 Aug)\n"
+                       "- 07:30 meter readings\n- 09:00 the van\n",
+        "Server.md": "---\ntype: idea\ncreated: 2026-08-01\n---\n# Home server\nMaybe over "
+                     "the summer.\n",
+        "Cafe.md": "---\ntype: idea\ncreated: 2026-08-01\nnudge_hours: 12-14\n---\n# Café\n"
+                   "Try the new café.\n"})
+    move, server, cafe = v.item("p-move-day"), v.item("p-server"), v.item("p-cafe")
+    assert (move.due, move.at) == (date(2026, 8, 14), time(7, 30))
+    assert (server.due, server.silent != "", cafe.silent) == (None, True, "")
+    shown = v.replay(datetime(2026, 8, 12, 7), datetime(2026, 8, 15), answer="dismiss")
+    assert "p-server" not in [i for _, i in shown]
+    assert (datetime(2026, 8, 13, 20, 30), "p-move-day") in shown  # the evening before
+    held = next(c for c in v.tick(datetime(2026, 8, 13, 12, 45)).candidates
+                if c.id == "p-server")
+    assert held.held == "no moment of its own (no date in its text)"

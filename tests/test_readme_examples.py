@@ -61,14 +61,14 @@ def wide(monkeypatch):
 
 
 def test_the_quickstart_prints_the_strip_the_readme_shows(clone, capsys, wide):
-    out, _ = run(capsys, "query", "my in-laws are visiting next weekend", "--vault", clone,
-                 "--now", "2026-08-16")
+    out, _ = run(capsys, "query", "family are coming over to stay for the weekend", "--vault",
+                 clone, "--now", "2026-08-16")
     assert out.splitlines()[:2] == block_after("its first\ntwo lines):")
 
 
 def test_due_prints_what_the_readme_shows(clone, capsys, wide):
     out, _ = run(capsys, "due", "--vault", clone, "--now", "2026-08-16", "--context",
-                 "my in-laws are visiting next weekend")
+                 "family are coming over to stay for the weekend")
     shown = iter(line.rstrip() for line in out.splitlines())
     for line in block_after("with the reason for each (trimmed):"):  # in order, trimmed
         assert any(line == printed for printed in shown), line
@@ -77,7 +77,7 @@ def test_due_prints_what_the_readme_shows(clone, capsys, wide):
 def test_every_key_due_prints_is_in_the_readmes_table(clone, capsys):
     """Fails while the table left out the keys of a match by meaning (view, unit, …)."""
     out, _ = run(capsys, "due", "--vault", clone, "--now", "2026-08-16", "--context",
-                 "my in-laws are visiting next weekend", "--json")
+                 "family are coming over to stay for the weekend", "--json")
     keys = {k for item in json.loads(out)["results"] for k in item}
     cell = re.search(r"^\| `due` \| (.+) \|$", README, re.M).group(1)
     assert {"view", "unit"} <= keys

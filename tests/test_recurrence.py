@@ -155,3 +155,71 @@ def test_an_occurrence_filed_before_is_not_filed_again():
     assert changes[("c-gym-2026-08-01", "done")] == []  # the one filed before, untouched
     assert changes[("c-gym-2026-08-02", "done")] == ["created"]
     assert changes[("c-gym", "open")] == ["occurrence-done"]
+
+
+# -- a next occurrence that reads as the line it replaces ------------------------------
+
+
+@pytest.mark.parametrize("open_line, done_line", [
+    # an undated rule: Tasks writes the very same open line above the done one
+    ("- [ ] Meditate 🔁 every day", "- [x] Meditate 🔁 every day ✅ 2026-08-16"),
+    # `when done` checked off before its date: the next due date is that same date
+    ("- [ ] Pay rent ⏫ 🔁 every day when done 📅 2026-08-17",
+     "- [x] Pay rent ⏫ 🔁 every day when done 📅 2026-08-17 ✅ 2026-08-16"),
+])
+def test_an_unchanged_next_occurrence_continues_the_commitment(open_line, done_line):
+    known, _ = step([], open_line)
+    ident = known[0].id
+    known, changes = step(known, f"{open_line}\n{done_line}")
+    assert changes == {(ident, "open"): ["occurrence-done"],
+                       (f"{ident}-2026-08-16", "done"): ["created"]}
+    known, changes = step(known, f"{open_line}\n{done_line}")  # and nothing more after
+    assert changes == {(ident, "open"): [], (f"{ident}-2026-08-16", "done"): []}
+
+
+def test_a_block_id_left_on_the_done_line_stays_with_the_open_one():
+    known, _ = step([], "- [ ] Stretch 🔁 every day ^s1")
+    text = "- [ ] Stretch 🔁 every day\n- [x] Stretch 🔁 every day ✅ 2026-08-16 ^s1"
+    known, changes = step(known, text)
+    assert changes == {("s1", "open"): ["occurrence-done"],
+                       ("s1-2026-08-16", "done"): ["created"]}
+    text = ("- [ ] Stretch 🔁 every day\n- [x] Stretch 🔁 every day ✅ 2026-08-17\n"
+            "- [x] Stretch 🔁 every day ✅ 2026-08-16 ^s1")
+    _, changes = step(known, text)
+    assert changes == {("s1", "open"): ["occurrence-done"],
+                       ("s1-2026-08-17", "done"): ["created"],
+                       ("s1-2026-08-16", "done"): []}
+
+
+WATERED = ("- [ ] Water plants 🔁 every week 📅 2026-08-24\n"
+           "- [x] Water plants 🔁 every week 📅 2026-08-17 ✅ 2026-08-17\n"
+           "- [x] Water plants 🔁 every week 📅 2026-08-10 ✅ 2026-08-10 ^c-water")
+
+
+def test_the_file_alone_gives_the_ids_the_history_gave():
+    known, _ = step([], "- [ ] Water plants 🔁 every week 📅 2026-08-10 ^c-water")
+    known, _ = step(known, "- [ ] Water plants 🔁 every week 📅 2026-08-17\n"
+                    "- [x] Water plants 🔁 every week 📅 2026-08-10 ✅ 2026-08-10 ^c-water")
+    incremental, _ = step(known, WATERED)
+    scratch, changes = step([], WATERED)
+    assert [(k.id, k.entry.status) for k in scratch] == [
+        ("c-water", "open"), ("c-water-2026-08-17", "done"), ("c-water-2026-08-10", "done")]
+    assert [k.id for k in scratch] == [k.id for k in incremental]
+    assert all(kinds == ["created"] for kinds in changes.values())
+
+
+@pytest.mark.parametrize("text", [
+    # the open line carries its own block id
+    "- [ ] Water plants 🔁 every week 📅 2026-08-17 ^w2\n"
+    "- [x] Water plants 🔁 every week 📅 2026-08-10 ✅ 2026-08-10 ^c-water",
+    # another entry stands between them
+    "- [ ] Water plants 🔁 every week 📅 2026-08-17\n- [ ] Pay rent\n"
+    "- [x] Water plants 🔁 every week 📅 2026-08-10 ✅ 2026-08-10 ^c-water",
+    # the open line is no later occurrence of the done one
+    "- [ ] Water plants 🔁 every week 📅 2026-08-03\n"
+    "- [x] Water plants 🔁 every week 📅 2026-08-10 ✅ 2026-08-10 ^c-water",
+])
+def test_a_block_id_stays_where_no_tasks_run_holds_it(text):
+    scratch, _ = step([], text)
+    done = next(k for k in scratch if k.entry.status == "done")
+    assert done.id == "c-water"

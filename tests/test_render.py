@@ -119,3 +119,45 @@ def test_ledger_names_notes_by_path_where_two_share_a_name(tmp_path, capsys, mon
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = run(capsys, "ledger", "--vault", root)
     assert code == 0 and "a/Plan.md" in out and "b/Plan.md" in out
+
+
+def test_ledger_show_names_the_date_a_move_changed(make_vault, capsys, monkeypatch):
+    v = make_vault(ledger="- [ ] Start the taper 🛫 2026-09-20 📅 2026-10-04\n",
+                   index_at=datetime(2026, 9, 1))
+    v.reschedule_commitment("c-start-taper", "2026-10-11", now=datetime(2026, 9, 2))
+    monkeypatch.setattr(render, "_out_console", None)
+    code, out, _ = run(capsys, "ledger", "show", "c-start-taper", "--vault", v.settings.vault)
+    assert code == 0
+    assert "rescheduled  due 2026-10-04 → 2026-10-11" in out
+    assert "2026-09-20 → 2026-09-20" not in out
+
+
+def test_ledger_views_show_control_characters_instead_of_sending_them(make_vault, capsys,
+                                                                       monkeypatch, fake_model):
+    line = "- [ ] Pay \x1b[2J\x1b]0;owned\x07 the \u202eplumber\x9b 📅 2026-08-20 [[Plumber]]\n"
+    v = make_vault({"Plumber.md": "# Plumber\n"}, ledger=line, index_at=datetime(2026, 8, 1))
+    ident = v.ledger().results[0].id
+    monkeypatch.setattr(render, "_out_console", None)
+    for columns in ("80", "120"):
+        monkeypatch.setenv("COLUMNS", columns)
+        for args in (["ledger"], ["ledger", "show", ident]):
+            code, out, _ = run(capsys, *args, "--vault", v.settings.vault)
+            assert code == 0
+            assert not {"\x1b", "\x07", "\x9b", "\u202e"} & set(out), out
+            assert "\\x1b" in out  # shown, not sent
+    code, out, err = run(capsys, "ledger", "done", ident, "--vault", v.settings.vault,
+                         "--now", "2026-08-02")
+    assert code == 0 and "\\x1b[2J" in err
+    assert not {"\x1b", "\x07", "\x9b", "\u202e"} & set(out + err)
+
+
+def test_ledger_show_of_an_undated_occurrence_says_undated(make_vault, capsys, monkeypatch):
+    v = make_vault(ledger="- [ ] Meditate 🔁 every day\n", index_at=datetime(2026, 8, 14))
+    v.complete_commitment("c-meditate", now=datetime(2026, 8, 16))
+    monkeypatch.setattr(render, "_out_console", None)
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run(capsys, "ledger", "show", "c-meditate", "--vault", v.settings.vault)
+    assert code == 0
+    assert ("occurrence-done  done on 2026-08-16; next undated (🔁 every day); kept as "
+            "c-meditate-2026-08-16") in out
+    assert "None" not in out

@@ -6,6 +6,8 @@ is allowed, and exit status 1 — never "internal error", never a silent default
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from vaultmem import config
@@ -76,11 +78,50 @@ def test_a_bad_config_file_value_is_one_line_and_exit_1(tmp_path, capsys, line, 
     assert allowed in err
 
 
-def test_a_bad_flag_value_is_refused_the_same_way(tmp_path):
-    with pytest.raises(ConfigError, match=r"setting weight = nan \(from --weight\)"):
+def test_a_bad_value_given_in_code_is_refused_the_same_way(tmp_path):
+    with pytest.raises(ConfigError, match=r"setting weight = nan \(from `weight`\)"):
         config.load(tmp_path, weight=float("nan"))
-    with pytest.raises(ConfigError, match=r"from --mode\) is not allowed: use hybrid"):
+    with pytest.raises(ConfigError, match=r"from `mode`\) is not allowed: use hybrid"):
         config.load(tmp_path, mode="foo")
+
+
+def test_a_library_caller_is_told_in_its_own_terms(tmp_path):
+    """`Vault.open(weight=-1)` names the argument, not a CLI flag it does not have."""
+    from vaultmem import Vault
+
+    with pytest.raises(ConfigError) as refused:
+        Vault.open(tmp_path, create=True, weight=-1)
+    assert str(refused.value) == ("setting weight = -1 (from `weight`) is not allowed: use a "
+                                  "number from 0 to 10")
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"weight": -1}, "setting weight = -1 (from `weight`) is not allowed: use a number from "
+                     "0 to 10"),
+    ({"weight": 50}, "setting weight = 50 (from `weight`) is not allowed"),
+    ({"mode": "foo"}, "setting mode = 'foo' (from `mode`) is not allowed: use hybrid, dense "
+                      "or lexical"),
+    ({"fire_slot": 0}, "setting fire_slot = 0 (from `fire_slot`) is not allowed"),
+    ({"speed": 3}, "unknown query option(s) ['speed']"),
+])
+def test_query_options_take_the_settings_route(make_vault, options, message):
+    from vaultmem.errors import UsageError
+
+    v = make_vault({"a.md": "# A\nThe shower valve.\n"}, index_at=datetime(2026, 8, 1))
+    with pytest.raises(UsageError) as refused:
+        v.query("shower valve", log=False, **options)
+    assert str(refused.value).startswith(message)
+
+
+@pytest.mark.usefixtures("fake_model")
+def test_the_cli_says_a_setting_by_its_flag(tmp_path, capsys):
+    (tmp_path / "a.md").write_text("# A\nThe shower valve.\n")
+    assert main(["index", str(tmp_path), "--now", "2026-08-01"]) == 0
+    capsys.readouterr()
+    code = main(["query", "shower valve", "--weight", "50", "--vault", str(tmp_path)])
+    assert (code, capsys.readouterr().err) == (
+        2, "vaultmem: setting weight = 50.0 (from --weight) is not allowed: use a number "
+           "from 0 to 10\n")
 
 
 def test_good_values_from_each_source_are_taken(tmp_path, monkeypatch):

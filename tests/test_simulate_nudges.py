@@ -111,3 +111,20 @@ def test_the_metrics_are_counted_as_defined():
     assert got["per_day"] == pytest.approx(5 / 2) and got["max_per_day"] == 3
     assert got["quiet"] == 1
     assert got["ttu"] == pytest.approx((0.5 + 0.75) / 2)  # window start → first useful
+
+
+def test_recall_is_also_counted_over_the_windows_still_open_when_they_came():
+    """A window that starts after its item was done (accepted earlier, checked off) cannot
+    be served: `recall_open` leaves it out; `recall` (SPEC 9's) counts every window."""
+    doc = {**DOC, "oracle": [*DOC["oracle"], {"item": "n-vat", "from": "2027-03-02T08:00",
+                                               "to": "2027-03-02T10:00"}]}
+    s = sim.parse_scenario(doc)
+    run = sim.Run(s, [emit("2027-03-01T08:30", "n-vat", True),       # done on accept
+                      emit("2027-03-01T19:30", "n-dentist", True),   # not done on accept
+                      emit("2027-03-02T07:15", "n-dentist", True)])
+    assert sim.done_at(run) == {"n-vat": t("2027-03-01T08:30")}
+    got = sim.score([run])
+    assert (got["hit"], got["windows"]) == (3, 5)
+    assert (got["open_hit"], got["open_windows"]) == (3, 4)  # n-vat's second: done before
+    assert got["recall_open"] == pytest.approx(3 / 4)
+    assert "| 0.60 (3/5) | 0.75 (3/4) |" in sim.row("x", "vaultmem", got)

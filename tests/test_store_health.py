@@ -264,7 +264,12 @@ def test_a_store_path_that_is_not_a_regular_file_is_refused(tmp_path, capsys, mo
     assert code == 1 and "/dev/null is not a regular file" in err
     assert not Path("/dev/null-journal").exists() and not Path("/dev/null-wal").exists()
     code, out, err = run(capsys, "index", tmp_path)
-    assert code == 1 and "not a regular file" in err
+    assert code == 1 and "not a regular file: point --db (or VAULTMEM_DB)" in err
+    from vaultmem import Vault
+    from vaultmem.errors import VaultmemError
+
+    with pytest.raises(VaultmemError, match=r"point `db` \(or VAULTMEM_DB\)"):
+        Vault.open(tmp_path, "/dev/null")
 
 
 def test_a_block_id_on_two_entries_is_warned_about():

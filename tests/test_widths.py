@@ -96,7 +96,7 @@ def test_query_explain(root, capsys, monkeypatch, fake_model, width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_due(root, capsys, monkeypatch, width):
+def test_due(root, capsys, monkeypatch, width, fake_model):
     args = ("due", "--now", "2026-08-16", "--context",
             "the cabinets are fitted and measured; the vendor quote arrives")
     doc = document(capsys, root, *args)

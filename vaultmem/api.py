@@ -19,7 +19,7 @@ mentions for salience unless `log=False`.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -37,14 +37,11 @@ def _when(now: datetime | date | str | None) -> datetime:
     if now is None:
         return clock.now()
     if isinstance(now, str):
-        example = "an ISO date or datetime, e.g. 2026-08-15 or 2026-08-15T09:30"
-        if not now.strip():
-            raise UsageError(f"`now` is empty: give {example}, or None for the clock")
         try:
-            now = datetime.fromisoformat(now.strip())
-        except ValueError:
-            raise UsageError(f"`now` {now!r} is not {example}") from None
-    elif isinstance(now, date) and not isinstance(now, datetime):
+            return clock.parse_now(now)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if isinstance(now, date) and not isinstance(now, datetime):
         now = datetime.combine(now, datetime.min.time())
     try:
         return clock.in_range(now)
@@ -52,31 +49,55 @@ def _when(now: datetime | date | str | None) -> datetime:
         raise UsageError(f"`now` {exc}") from None
 
 
-def _day(value: date | str | None, today: date, param: str) -> date | None:
-    """A date given as a date, an ISO date or words ("next friday"), read against today."""
+def _window(value: date | str | None, today: date, param: str
+            ) -> tuple[date | None, date | None]:
+    """(window start, day) of a date given as a date, an ISO date or words ("next
+    friday"), read against today as `suggestions` reads a note: a period in words ("next
+    week") is its last day (a deadline) and opens its window on its first."""
     if value is None or isinstance(value, date):
-        return value
+        return None, value.date() if isinstance(value, datetime) else value
     from .form import read_window
 
     window = read_window(value, today)
     if window is None:
         raise UsageError(f"`{param}` {value!r} is not a date: give YYYY-MM-DD or words "
-                         "such as 'next friday' or 'in two weeks'")
-    return (window[0] or window[1]) if param in ("start", "scheduled") else window[1]
-
-
-def _due(value: date | str | None, today: date) -> tuple[date | None, date | None]:
-    """(window start, due date) for a due date: a period in words ("next week") is due
-    on its last day and opens its window on its first, as `suggestions` proposes."""
-    if value is None or isinstance(value, date):
-        return None, value
-    from .form import read_window
-
-    window = read_window(value, today)
-    if window is None:
-        raise UsageError(f"`due` {value!r} is not a date: give YYYY-MM-DD or words such "
-                         "as 'next friday' or 'by the end of the month'")
+                         "such as 'next friday' or 'by the end of the month'")
     return window
+
+
+def _first_day(value: date | str | None, today: date, param: str) -> date | None:
+    """A date that opens a window (`start`, `scheduled`): a period's first day."""
+    start, day = _window(value, today, param)
+    return start or day
+
+
+def _day_done(value: date | str | None, today: date) -> date:
+    """The day a commitment was done or cancelled (`on`, default today): words are read
+    backward ("friday": the last Friday), and the day has come."""
+    from .dates import day_back
+
+    back = day_back(value, today) if isinstance(value, str) else None
+    day = back or _window(value, today, "on")[1] or today
+    if day > today:
+        shown = repr(value) if isinstance(value, str) else day.isoformat()
+        raise UsageError(f"`on` {shown} is after today ({today.isoformat()}): a commitment "
+                         "is done or cancelled on a day that has come")
+    return day
+
+
+def _query_options(options: dict[str, Any], known: type) -> dict[str, Any]:
+    """A query's options, those that are settings (weight, mode, …) checked by the
+    settings' own rules (`config.check`): one route, one message, for every face."""
+    from .rank import FILTER_FIELDS
+
+    # `filters` is built from the filter fields (`QueryOptions.from_settings`), not given.
+    names = ({f.name for f in fields(known)} | set(FILTER_FIELDS)) - {"limit", "filters"}
+    unknown = sorted(set(options) - names)
+    if unknown:
+        raise UsageError(f"unknown query option(s) {unknown}: use {', '.join(sorted(names))}")
+    checked = config.check({k: v for k, v in options.items() if k in config.RULES},
+                           UsageError)
+    return {**options, **checked}
 
 
 def find_root(start: Path) -> Path:
@@ -206,22 +227,24 @@ class Vault:
         Dates are dates or words, read against `now` as `suggestions` reads a note ("next
         friday", "2026-08-20"; a period such as "next week" is due on its last day, a
         week's Friday, and unless `start` is given opens the window on its first).
+        The result's `unresolved` are its links that name no note, as the index resolved
+        them (none are known when another run held the store: `indexed` is False).
         """
         from . import appended
         from .ledger_append import add
 
         when_ = _when(now)
-        window, due_day = _due(due, when_.date())
+        window, due_day = _window(due, when_.date(), "due")
         taken = {row[0] for row in self.store.execute("SELECT id FROM entries")}
         added = add(self.settings.vault, self.settings.ledger_notes[0], text, due=due_day,
                     when=when, links=tuple(links), project=project,
                     taken=taken | appended.ids(self.store),
-                    start=_day(start, when_.date(), "start") or window,
-                    scheduled=_day(scheduled, when_.date(), "scheduled"),
+                    start=_first_day(start, when_.date(), "start") or window,
+                    scheduled=_first_day(scheduled, when_.date(), "scheduled"),
                     keywords=tuple(keywords))
         appended.remember(self.store, added, clock.now().isoformat(timespec="seconds"))
         added.indexed = self._in_step(when_)
-        added.unresolved = self._unresolved(links, added.ledger)
+        added.unresolved = self._unresolved(added.id) if added.indexed else []
         return added
 
     def restore(self, entry_id: str, *, drop: bool = False,
@@ -247,7 +270,7 @@ class Vault:
         from .ledger_edit import complete
 
         when_ = _when(now)
-        day = _day(on, when_.date(), "on") or when_.date()
+        day = _day_done(on, when_.date())
         return self._revise(entry_id, when_, lambda *at: complete(*at, day))
 
     def cancel_commitment(self, entry_id: str, *, on: date | str | None = None,
@@ -256,7 +279,7 @@ class Vault:
         from .ledger_edit import cancel
 
         when_ = _when(now)
-        day = _day(on, when_.date(), "on") or when_.date()
+        day = _day_done(on, when_.date())
         return self._revise(entry_id, when_, lambda *at: cancel(*at, day))
 
     def reschedule_commitment(self, entry_id: str, due: date | str, *,
@@ -268,7 +291,7 @@ class Vault:
         when_ = _when(now)
         if due is None or (isinstance(due, str) and not due.strip()):
             raise UsageError("`due` is empty: give the new due date")
-        day = _due(due, when_.date())[1]
+        day = _window(due, when_.date(), "due")[1]
         return self._revise(entry_id, when_, lambda *at: reschedule(*at, day))
 
     def _revise(self, entry_id: str, now: datetime, edit):
@@ -300,15 +323,13 @@ class Vault:
             return False
         return True
 
-    def _unresolved(self, links, ledger: str) -> list[str]:
-        """The links of a new entry that name no note, as its ledger resolves them."""
-        from .resolve import Resolver
-        from .rows import Link
+    def _unresolved(self, entry_id: str) -> list[str]:
+        """A new entry's links that name no note, as the index resolved them: the very
+        `unresolved` that `ledger()` lists for it."""
+        from .commitments import list_entries
 
-        resolver = Resolver(self.store.path_ids())
-        return [name for name in links
-                if not resolver.resolve(Link(name.strip().removeprefix("[[").removesuffix("]]"),
-                                             "wiki", None, None, None, 0), ledger)]
+        return next((e.unresolved for e in list_entries(self.store, False).results
+                     if e.id == entry_id), [])
 
     def nudge(self, *, now: datetime | date | str | None = None, context: str | None = None,
               record: bool = True):
@@ -361,17 +382,13 @@ class Vault:
         matter, all of them), `changed_since` / `changed_before` (a date or datetime, the
         file's modification time), `include_ledger` (ledger notes are no hits otherwise).
         """
-        from dataclasses import fields
+        from .rank import QueryOptions, run_query
 
-        from .rank import FILTER_FIELDS, QueryOptions, run_query
-
-        unknown = set(options) - {f.name for f in fields(QueryOptions)} - set(FILTER_FIELDS)
-        if unknown:
-            raise UsageError(f"`query()` takes no option {', '.join(sorted(unknown))}")
         if not text.strip():
             raise UsageError("the query is empty: say what you are looking for")
         if limit < 1:
             raise UsageError(f"limit {limit}: ask for at least one result")
+        options = _query_options(options, QueryOptions)
         opts = QueryOptions.from_settings(self.settings, limit=limit, **options)
         if not log:
             opts = replace(opts, log_mentions=0)
@@ -462,9 +479,9 @@ class Vault:
 
     def status(self):
         """Counts, last runs, unresolved links, warnings, and every effective setting."""
-        from .status import Status, gather
+        from .status import gather
 
-        return Status(gather(self.store, self.settings))
+        return gather(self.store, self.settings)
 
     # -- Form: commitments found in notes ----------------------------------------------
 

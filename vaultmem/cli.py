@@ -57,7 +57,7 @@ def parse_now(value: str | None) -> datetime | None:
     try:
         return clock.parse_now(value)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--now") from None
+        raise typer.BadParameter(in_terms(str(exc), "cli"), param_hint="--now") from None
 
 
 def parse_day(value: str | None, flag: str) -> date | None:
@@ -360,7 +360,8 @@ def ledger_add(
 EntryArg = Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.",
                                          autocompletion=_complete_entry)]
 OnOpt = Annotated[str | None, typer.Option(
-    "--on", help="The day it happened: YYYY-MM-DD or words (default: today).",
+    "--on", help="The day it happened, today or before: YYYY-MM-DD or words ('friday': "
+                 "the last Friday; default: today).",
     show_default=False)]
 
 

@@ -33,18 +33,24 @@ def now() -> datetime:
 
 
 def parse_now(text: str | None) -> datetime:
-    """`--now`: None is the system clock; an ISO date is its midnight. Raises ValueError
-    with a message for the user (an empty value is a mistake, not the clock)."""
+    """`now` as text (`--now`, an MCP tool's `now`): None is the system clock; an ISO date
+    is its midnight. Raises ValueError with a message for the user that names the value
+    as the library does, `now` in backticks, for each face to say in its own terms (an
+    empty value is a mistake, not the clock)."""
     if text is None:
         return now()
     if not text.strip():
-        raise ValueError(f"--now is empty: give an ISO date or datetime, {_EXAMPLE}, or "
+        raise ValueError(f"`now` is empty: give an ISO date or datetime, {_EXAMPLE}, or "
                          "leave it out for the system clock")
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise ValueError(f"{text!r} is not an ISO date or datetime, {_EXAMPLE}") from None
-    return in_range(moment)
+        raise ValueError(f"`now` {text!r} is not an ISO date or datetime, {_EXAMPLE}"
+                         ) from None
+    try:
+        return in_range(moment)
+    except ValueError as exc:
+        raise ValueError(f"`now` {exc}") from None
 
 
 def in_range(moment: datetime) -> datetime:

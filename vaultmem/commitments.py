@@ -12,8 +12,9 @@ from datetime import date, datetime, timedelta
 
 import numpy as np
 
-from . import clock, trigger
+from . import clock, cue, trigger
 from .config import Settings
+from .cue import Cue
 from .rows import Item
 from .schema import SCHEMA
 from .store import Store
@@ -45,15 +46,22 @@ class Firing:
     details: dict = field(default_factory=dict)
     grounded: bool = False  # fires on the query (its moment), not just in the background
     strength: float = 0.0  # the match's score; grounded firings are ordered by it
+    strong: bool = False  # a grounded match strong enough to be placed at fire_slot
 
     def as_dict(self, notes: list[str]) -> dict:
         """The firing lane's row (SPEC 1): what fires, on the query or in the background."""
         return self.row(notes).as_dict()
 
+    @property
+    def confidence(self) -> str | None:
+        """"strong" (placed at fire_slot) or "weak" (the multiplier alone) for a grounded
+        firing; None for an ambient one."""
+        return ("strong" if self.strong else "weak") if self.grounded else None
+
     def row(self, notes: list[str]) -> FiringRow:
         """The firing lane's typed row, with the paths of the notes it links."""
         return FiringRow(self.entry.id, self.entry.action, self.grounded, self.kind,
-                         round(self.strength, 3), notes, self.why)
+                         round(self.strength, 3), self.confidence, notes, self.why)
 
 
 @dataclass
@@ -65,6 +73,7 @@ class FiringRow(Item):
     grounded: bool
     kind: str
     strength: float
+    confidence: str | None  # "strong": placed at fire_slot; "weak": the multiplier alone
     notes: list[str]
     why: str
 
@@ -95,27 +104,39 @@ def _day(value: str | None) -> date | None:
 
 def fire(entries: list[OpenEntry], now: datetime, settings: Settings,
          context: trigger.Context | None, views: dict[str, list[tuple[str, str, np.ndarray]]],
-         nearest: list[tuple[int, float]] = ()) -> list[Firing]:
+         nearest: list[tuple[int, float]] = (), weights: dict[str, float] | None = None,
+         rare=None, measured: bool = True) -> list[Firing]:
     """Which open entries fire at `now` for `context`, each with its reason and kind.
 
     `views`: {entry id: [(view kind, text, vector or None)]}, computed at index time.
     `nearest`: the notes closest to the whole context, (note id, cosine), best first.
+    `weights`: {stem: IDF over the vault} for the conditions' words (1 where missing);
+    `rare`, `measured`: see `cues_for`.
     Grounded firings (the context is the entry's moment, or is about a dated entry whose
-    window is open) come first, strongest first; then ambient ones (a window open, or a
-    date named in a condition arrived), longest open first.
+    window is open) come first, strongest first; then ambient ones (a date named in a
+    condition arrived, then a window open), most urgent first.
     """
     today = now.date()
+    cues = cues_for(entries, settings, context, views, nearest, weights or {}, today, rare,
+                    measured)
     text = context.text if context else ""
     semantic = _semantic(entries, today, settings, context, views, nearest)
     grounded, ambient = [], []
     for i, entry in enumerate(entries):
-        firing = _fire_one(entry, today, settings, text, semantic.get(i), views.get(entry.id, []))
+        firing = _fire_one(entry, today, settings, text, cues.get(entry.id), semantic.get(i),
+                           views.get(entry.id, []))
         if firing is None:
             continue
         (grounded if firing.grounded else ambient).append(firing)
     grounded.sort(key=lambda f: -f.strength)
-    ambient.sort(key=lambda f: (f.kind != "trigger", f.entry.fires_from or today))
+    ambient.sort(key=lambda f: (f.kind != "trigger", _urgency(f.entry, today)))
     return grounded + ambient
+
+
+def _urgency(entry: OpenEntry, today: date) -> date:
+    """Most urgent first: the earliest due date (the longest overdue), else the window's
+    start."""
+    return entry.due or entry.fires_from or today
 
 
 def _in_window(entry: OpenEntry, today: date) -> bool:
@@ -124,8 +145,8 @@ def _in_window(entry: OpenEntry, today: date) -> bool:
 
 def _semantic(entries, today, settings, context, views, nearest
               ) -> dict[int, trigger.SemanticHit]:
-    """The semantic half for every entry at once: conditions ("is this its moment?") and,
-    for dated entries whose window is open, their own text ("is the query about it?").
+    """The semantic half of "is the query about this dated entry" (its own text, for
+    entries whose window is open), with every open entry's views in competition.
 
     A context much closer to some note than to any view of an entry is a question about
     that note, not the entry's moment: a view must reach `note_ratio` of the context's
@@ -133,20 +154,30 @@ def _semantic(entries, today, settings, context, views, nearest
     """
     if context is None or context.vecs is None:
         return {}
-    candidates = []
+    candidates = _candidates(entries, today, views)
+    need = {"trigger": 2.0, "about": settings.about_threshold}  # triggers: see cues_for
+    return trigger.best_matches(context, candidates, need, settings.clause_offset, 0.0,
+                                _floors(entries, candidates, settings, nearest))
+
+
+def _candidates(entries, today, views) -> list[trigger.View]:
+    out = []
     for i, entry in enumerate(entries):
         for kind, text, vec in views.get(entry.id, []):
             if vec is None:
                 continue
             if entry.condition and kind in trigger.TRIGGER_VIEWS:
-                candidates.append(trigger.View(i, kind, text, vec, "trigger"))
+                out.append(trigger.View(i, kind, text, vec, "trigger"))
+            elif entry.condition and kind == "subject":
+                out.append(trigger.View(i, kind, text, vec, "subject"))
             elif _in_window(entry, today) and kind in trigger.ABOUT_VIEWS:
-                candidates.append(trigger.View(i, kind, text, vec, "about"))
-    need = {"trigger": settings.semantic_threshold, "about": settings.about_threshold}
-    floors = {i: settings.note_ratio * _best_other(nearest, entries[i].note_ids)
-              for i in {v.owner for v in candidates}}
-    return trigger.best_matches(context, candidates, need, settings.clause_offset,
-                                settings.match_margin, floors)
+                out.append(trigger.View(i, kind, text, vec, "about"))
+    return out
+
+
+def _floors(entries, candidates, settings, nearest) -> dict[int, float]:
+    return {i: settings.note_ratio * _best_other(nearest, entries[i].note_ids)
+            for i in {v.owner for v in candidates}}
 
 
 def _best_other(nearest, linked) -> float:
@@ -154,28 +185,138 @@ def _best_other(nearest, linked) -> float:
     return next((cos for note_id, cos in nearest if note_id not in linked), 0.0)
 
 
-def _fire_one(entry, today, settings, text, hit, views) -> Firing | None:
-    if entry.condition:
-        kw = trigger.keyword_match(entry.condition, entry.keywords, text,
-                                   settings.keyword_threshold, today)
-        if kw.fired:
-            by_date = kw.why.startswith("date in condition")
-            return Firing(entry, kw.why, "trigger", _details(kw.keyword_score, hit, "keywords"),
-                          grounded=not by_date, strength=kw.keyword_score)
-        if hit is not None and hit.view.role == "trigger":
-            return Firing(entry, hit.why("trigger matched"), "trigger",
-                          _details(kw.keyword_score, hit, "meaning"), grounded=True,
-                          strength=hit.score)
+def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Context | None,
+             views: dict[str, list[tuple[str, str, np.ndarray]]],
+             nearest: list[tuple[int, float]], weights: dict[str, float],
+             today: date | None = None, rare=None, measured: bool = True
+             ) -> dict[str, Cue]:
+    """{entry id: its Cue} for every open entry with a trigger condition, all at once:
+    the semantic half calibrates each entry against all the others, and a name a linked
+    note carries is the entry's only if no other entry's notes carry it.
+
+    `rare(stems) -> set`: those of the stems rare enough in the vault to name something
+    (see `rare_stems`); None takes every stem as rare. `measured`: whether the store holds
+    vectors in the context's model's space at all (`cue.Evidence.measured`)."""
+    if context is None:  # a date written in a condition fires without any context
+        return {e.id: cue.decide(cue.Evidence(e.condition, trigger.Words(0.0),
+                                              dated=_condition_date(e.condition, today)),
+                                 settings)
+                for e in entries if _condition_date(e.condition, today)}
+    hits: dict[int, trigger.SemanticHit] = {}
+    ahead = frozenset(i for i, e in enumerate(entries) if trigger.looks_ahead(e.condition))
+    if context.vecs is not None:
+        candidates = [v for v in _candidates(entries, date.min, views) if v.role != "about"]
+        hits = trigger.semantic_evidence(context, candidates, settings.clause_offset,
+                                         settings.match_margin, ahead)
+    floors = _floors(entries, [trigger.View(i, "", "", np.zeros(0)) for i in hits], settings,
+                     nearest)
+    told = {False: _Told(context.text, False), True: _Told(context.text, True)}
+    vetoes = tuple(c.veto for c in trigger.scoped_clauses(context.text) if c.veto)
+    subjects = {k: _subject_names(entries, views, t.named, rare) for k, t in told.items()}
+    return {entry.id: cue.decide(_evidence(
+        entry, told[i in ahead], subjects[i in ahead].get(entry.id, set()), hits.get(i),
+        floors.get(i, -1.0), views, weights, vetoes, today, measured), settings)
+        for i, entry in enumerate(entries) if entry.condition}
+
+
+def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float, views,
+              weights: dict[str, float], vetoes: tuple[str, ...], today,
+              measured: bool = True) -> cue.Evidence:
+    """One entry's evidence from what the context tells (`noted`: the names only its
+    linked notes carry that the context says)."""
+    subject = (trigger.name_stems(entry.condition) & told.named) | noted
+    place = trigger.place_of(entry.condition)
+    place_words = tuple(sorted(trigger.content_stems(place)))
+    placed = told.placed & (set(place_words) | _titled(subject, views, entry)) if place else ()
+    return cue.Evidence(
+        entry.condition, trigger.word_evidence(entry.condition, told.text, weights), hit,
+        floor, tuple(sorted(placed)), place_words, tuple(sorted(subject)),
+        _said(told.sentences, subject), _keywords_found(entry.keywords, told.stems),
+        _condition_date(entry.condition, today), vetoes, measured)
+
+
+class _Told:
+    """What a context tells, without its vetoed clauses (`ahead`: keeping the ones that
+    only say something is coming): its text, stems, the places it puts one at, and per
+    sentence the names it says and the kinds of event it speaks of."""
+
+    def __init__(self, text: str, ahead: bool):
+        self.text = trigger.affirmed_text(text, ahead)
+        self.stems = trigger.content_stems(self.text)
+        self.placed = trigger.placed_stems(text, ahead)
+        self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.event_kinds(s)))
+                          for s in trigger.told_sentences(text, ahead)]
+        self.named = set().union(*(n for n, _ in self.sentences)) if self.sentences else set()
+
+
+def _titled(names: set[str], views, entry: OpenEntry) -> set[str]:
+    """Those of `names` that are in the title (or an alias) of a note the entry links: a
+    presence condition's place may be named by its note ("In Bishop's" for "I'm at the
+    hardware shop" linking [[Bishop's Ironmongery]]), not by any name the note mentions."""
+    titles = " ".join(t for k, t, _ in views.get(entry.id, []) if k in ("title", "alias"))
+    return names & trigger.content_stems(titles)
+
+
+def _said(sentences: list[tuple[set[str], frozenset]], subject: set[str]) -> frozenset:
+    """The event kinds the context tells: the weather anywhere, any other kind only in a
+    sentence that names the subject (a parcel arriving is not Finn coming back because
+    Finn is named two sentences later)."""
+    out = set()
+    for names, kinds in sentences:
+        out |= kinds & cue.WEATHER
+        if names & subject:
+            out |= kinds
+    return frozenset(out)
+
+
+def _subject_names(entries, views, named: set[str], rare) -> dict[str, set[str]]:
+    """{entry id: the names its linked notes carry that the context names (`named`: the
+    stems of its capitalised words), that no other entry's notes carry, and that are rare
+    in the vault}."""
+    names = {e.id: trigger.content_stems(" ".join(t for k, t, _ in views.get(e.id, [])
+                                                  if k == "names"))
+             - trigger.content_stems(e.condition or "") for e in entries if e.condition}
+    found = {}
+    for entry_id, mine in names.items():
+        others = set().union(*(v for k, v in names.items() if k != entry_id))
+        found[entry_id] = (mine - others) & named
+    wanted = set().union(*found.values()) if found else set()
+    keep = rare(wanted) if rare is not None and wanted else wanted
+    return {k: v & keep for k, v in found.items() if v & keep}
+
+
+def _keywords_found(keywords: tuple[str, ...], stems: set[str]) -> str:
+    """The first `keywords::` entry whose every word the context says."""
+    for kw in keywords:
+        wanted = trigger.content_stems(kw)
+        if wanted and wanted <= stems:
+            return kw
+    return ""
+
+
+def _condition_date(condition: str | None, today: date | None) -> str:
+    """The reason a date written in the condition has arrived, else ""."""
+    match = trigger.keyword_match(condition, (), "", 2.0, today) if today else None
+    return match.why if match and match.fired else ""
+
+
+def _fire_one(entry, today, settings, text, found: Cue | None, hit, views) -> Firing | None:
+    if found is not None and found.fired:
+        by_date = found.evidence.get("half") == "date"
+        return Firing(entry, found.why, "trigger", found.evidence, grounded=not by_date,
+                      strength=found.strength, strong=found.strong)
     window = _date_reason(entry, today)
     if window is None:
         return None
     about, share = _about_keywords(entry, text, views, settings.keyword_threshold)
     if about:
         return Firing(entry, f"{window}; the query is about it: {about}", "date",
-                      _details(share, hit, "keywords"), grounded=True, strength=share)
+                      _details(share, hit, "keywords"), grounded=True, strength=share,
+                      strong=True)
     if hit is not None and hit.view.role == "about":
         return Firing(entry, f"{window}; the query is about it: {hit.why('matched')}", "date",
-                      _details(0.0, hit, "meaning"), grounded=True, strength=hit.score)
+                      _details(0.0, hit, "meaning"), grounded=True, strength=hit.score,
+                      strong=True)
     return Firing(entry, window, "date", _details(0.0, None, "date"))
 
 
@@ -248,13 +389,77 @@ def firing_now(store: Store, settings: Settings, now: datetime,
     `nearest`: the notes closest to the context, best first, if the caller has ranked
     them already (a query has); else they are computed here from the stored vectors.
     """
+    found = _inputs(store, context, fingerprint, nearest)
+    return fire(found.entries, now, settings, context, found.views, found.nearest,
+                found.weights, found.rare, found.measured)
+
+
+def cues_now(store: Store, settings: Settings, now: datetime, context: trigger.Context,
+             fingerprint: str) -> dict[str, Cue]:
+    """{entry id: Cue} for every open entry with a trigger condition: does `context` fire
+    it, how strongly, and why. The matcher's one public answer: `due`, `query` and
+    `nudge --context` all decide by it."""
+    found = _inputs(store, context, fingerprint, None)
+    return cues_for(found.entries, settings, context, found.views, found.nearest,
+                    found.weights, clock.local_naive(now).date(), found.rare, found.measured)
+
+
+@dataclass
+class _Inputs:
+    entries: list[OpenEntry]
+    views: dict
+    nearest: list[tuple[int, float]]
+    weights: dict[str, float]
+    rare: object
+    measured: bool = True  # the store holds vectors in the context's space (chunks or views)
+
+
+def _inputs(store: Store, context, fingerprint: str, nearest) -> _Inputs:
+    """The open entries, their views, the notes nearest the context and the words'
+    weights: everything the matcher weighs, read once."""
     entries = open_entries(store)
     views = entry_views(store, fingerprint, entries) if entries else {}
-    if nearest is None and entries and context is not None and context.vec is not None:
+    chunks = 0
+    if entries and context is not None and context.vec is not None:
         m = store.matrix(fingerprint, context.vec.shape[0])
-        nearest = nearest_notes(m.note_ids[m.starts], np.maximum.reduceat(
-            m.vectors @ context.vec, m.starts)) if len(m.note_ids) else []
-    return fire(entries, now, settings, context, views, nearest or [])
+        chunks = len(m.chunk_ids)
+        if nearest is None:
+            nearest = nearest_notes(m.note_ids[m.starts], np.maximum.reduceat(
+                m.vectors @ context.vec, m.starts)) if len(m.note_ids) else []
+    weights = word_weights(store, entries, chunks) if context is not None else {}
+    measured = context is not None and context.vec is not None and (chunks > 0 or any(
+        vec is not None for found in views.values() for _, _, vec in found))
+    return _Inputs(entries, views, nearest or [], weights,
+                   lambda stems: rare_stems(store, stems, chunks), measured)
+
+
+def word_weights(store: Store, entries: list[OpenEntry], chunks: int) -> dict[str, float]:
+    """{stem: IDF over the vault's chunks} for every content word of the open conditions
+    (SPEC 5: a rare word of a condition is evidence, an everyday one hardly)."""
+    words: dict[str, str] = {}
+    for entry in entries:
+        for word in trigger.WORD.findall(entry.condition or ""):
+            stem = trigger.content_stems(word)
+            if stem:
+                words.setdefault(next(iter(stem)), word.lower().replace("'s", ""))
+    if not words or chunks <= 0:
+        return {}
+    df = store.stem_frequencies(words, trigger.stem)
+    return {stem: trigger.idf(min(n, chunks), chunks) for stem, n in df.items()}
+
+
+# A linked note's name says what the note is about only if few chunks of the vault carry
+# it: "Janine" (the care coordinator) does, "Home" (of "Brightwell Home Care") does not.
+NAME_SHARE = 0.05
+
+
+def rare_stems(store: Store, stems: set[str], chunks: int) -> set[str]:
+    """Those of `stems` in at most NAME_SHARE of the vault's chunks (and at least 2)."""
+    if not stems or chunks <= 0:
+        return set()
+    df = store.stem_frequencies({s: s for s in stems}, trigger.stem)
+    most = max(2, NAME_SHARE * chunks)
+    return {s for s in stems if df.get(s, 0) <= most}
 
 
 def nearest_notes(note_ids: np.ndarray, cosine: np.ndarray, k: int = NEAREST
@@ -272,41 +477,46 @@ GROUPS = ("overdue", "today", "triggered", "open", "upcoming")  # the due set's 
 
 
 @dataclass
-class DueItem:
-    """One entry of the due set, with the group it falls in and why."""
+class DueItem(Item):
+    """One entry of the due set: the group it falls in and why. A firing one says how it
+    fired (`grounded`, `strength`); one fired by its trigger which half matched and the
+    scores; one matched by meaning the view and the part of the context that met. Keys
+    that do not apply to an item are None."""
 
-    entry: OpenEntry
+    id: str
+    action: str
     group: str
     why: str
     kind: str  # "date" | "trigger" | "upcoming"
+    condition: str | None
+    due: str | None
+    fires_from: str | None
+    ledger: str
+    line: int
     notes: list[str]
-    details: dict = field(default_factory=dict)
+    grounded: bool | None = None
+    strength: float | None = None
+    confidence: str | None = None  # "strong": placed at fire_slot; "weak": the multiplier
+    half: str | None = None
+    keyword_score: float | None = None
+    words: list[str] | None = None  # the condition's words the context says
+    semantic_score: float | None = None
+    lead: float | None = None  # meaning's lead over the next entry
+    subject: list[str] | None = None
+    event: list[str] | None = None  # the condition's event kinds the context says
+    veto: list[str] | None = None  # the cues that vetoed clauses of the context
+    view: str | None = None
+    view_text: str | None = None
+    unit: str | None = None
+    unit_text: str | None = None
 
-    def as_dict(self) -> dict:
-        e = self.entry
-        return {"id": e.id, "action": e.action, "group": self.group, "why": self.why,
-                "kind": self.kind, "condition": e.condition,
-                "due": e.due.isoformat() if e.due else None,
-                "fires_from": e.fires_from.isoformat() if e.fires_from else None,
-                "ledger": e.ledger_path, "line": e.line, "notes": self.notes, **self.details}
 
-    # The JSON's keys as attributes: `item.id`, `item.due` (ISO, as in JSON), …
-    id = property(lambda self: self.entry.id)
-    action = property(lambda self: self.entry.action)
-    condition = property(lambda self: self.entry.condition)
-    due = property(lambda self: self.entry.due.isoformat() if self.entry.due else None)
-    fires_from = property(lambda self: self.entry.fires_from.isoformat()
-                          if self.entry.fires_from else None)
-    ledger = property(lambda self: self.entry.ledger_path)
-    line = property(lambda self: self.entry.line)
-    grounded = property(lambda self: self.details.get("grounded"))
-    strength = property(lambda self: self.details.get("strength"))
-    half = property(lambda self: self.details.get("half"))
-    keyword_score = property(lambda self: self.details.get("keyword_score"))
-    semantic_score = property(lambda self: self.details.get("semantic_score"))
-
-    def __getitem__(self, key: str):
-        return self.as_dict()[key]
+def _due_item(entry: OpenEntry, group: str, why: str, kind: str, notes: list[str],
+              details: dict) -> DueItem:
+    return DueItem(entry.id, entry.action, group, why, kind, entry.condition,
+                   entry.due.isoformat() if entry.due else None,
+                   entry.fires_from.isoformat() if entry.fires_from else None,
+                   entry.ledger_path, entry.line, notes, **details)
 
 
 @dataclass
@@ -337,8 +547,9 @@ def due_set(store: Store, settings: Settings, now: datetime, context: trigger.Co
     now = clock.local_naive(now)
     firings = firing_now(store, settings, now, context, fingerprint)
     today = now.date()
-    items = [DueItem(f.entry, _group(f, today), f.why, f.kind, [],
-                     {"grounded": f.grounded, "strength": round(f.strength, 3), **f.details})
+    # (entry, group, why, kind, details) of each item, typed once sorted
+    found = [(f.entry, _group(f, today), f.why, f.kind,
+              {"grounded": f.grounded, "strength": round(f.strength, 3), **f.details})
              for f in firings]
     fired = {f.entry.id for f in firings}
     for entry in open_entries(store):
@@ -349,21 +560,21 @@ def due_set(store: Store, settings: Settings, now: datetime, context: trigger.Co
         when = "tomorrow" if days == 1 else f"in {days} days"
         why = (f"due {when} ({start.isoformat()})" if start == entry.due
                else f"window opens {when} ({start.isoformat()})")
-        items.append(DueItem(entry, "upcoming", why, "upcoming", []))
-    items.sort(key=lambda item: (GROUPS.index(item.group), _day_in_group(item, today)))
-    paths = _paths(store, {i for item in items for i in item.entry.note_ids})
-    for item in items:
-        item.notes = [paths[i] for i in item.entry.note_ids if i in paths]
+        found.append((entry, "upcoming", why, "upcoming", {}))
+    found.sort(key=lambda f: (GROUPS.index(f[1]), _day_in_group(f[0], f[1], today)))
+    paths = _paths(store, {i for f in found for i in f[0].note_ids})
+    items = [_due_item(entry, group, why, kind, [paths[i] for i in entry.note_ids if i in paths],
+                       details) for entry, group, why, kind, details in found]
     return DueResult(now, context.text if context else None, horizon, items)
 
 
-def _day_in_group(item: DueItem, today: date) -> date:
+def _day_in_group(entry: OpenEntry, group: str, today: date) -> date:
     """The order within a group: overdue ones by due date, oldest first; upcoming and
     open windows by the day they open; the rest keep the firing order (sort is stable)."""
-    if item.group == "overdue":
-        return item.entry.due or today
-    if item.group in ("upcoming", "open"):
-        return item.entry.fires_from or today
+    if group == "overdue":
+        return entry.due or today
+    if group in ("upcoming", "open"):
+        return entry.fires_from or today
     return today
 
 

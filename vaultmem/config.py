@@ -67,8 +67,10 @@ class Settings:
     about_threshold: float = 0.18  # a dated entry's own text vs the context: "about it"
     context_units: str = "clauses"  # whole | sentences | clauses: how a context is split
     clause_offset: float = 0.05  # what a single clause needs on top of either threshold
-    match_margin: float = 0.0  # a unit fires only the entries within this of its best
+    match_margin: float = 0.25  # meaning alone: its lead over every other entry's cosine
+    support_margin: float = 0.05  # words or an event: the lead meaning must not deny them
     note_ratio: float = 0.5  # a view needs this share of the best cosine to another note
+    subject_margin: float = 0.15  # meaning: how much closer than to the condition's names
     fire_slot: int = 1  # notes of a grounded firing entry rank no lower than this
     # ledger, prospective items, nudges (SPEC 3, 7, 8)
     ledger_notes: tuple = ("Ledger.md",)
@@ -112,12 +114,12 @@ def load(vault: str | Path | None = None, db: str | Path | None = None, **flags:
     values: dict[str, tuple[Any, str]] = {}
     values.update(_from_file(vault_path / STORE_DIR / "config.toml"))
     values.update(_from_env())
-    values.update({k: (v, f"--{k.replace('_', '-')}") for k, v in flags.items() if v is not None})
+    values.update(_given(flags))
     unknown = sorted(set(values) - set(_TUNABLE))
     if unknown:
         sources = ", ".join(sorted({values[k][1] for k in unknown}))
         raise ConfigError(f"unknown setting(s) {unknown} (from {sources}): every setting is "
-                          "listed by `vaultmem status --json`")
+                          "listed by `status()`")
     chosen = _coerce(values)
     for key, value in MODEL_DEFAULTS.get(chosen.get("model", DEFAULTS.model), {}).items():
         chosen.setdefault(key, value)
@@ -143,7 +145,20 @@ def _from_env() -> dict[str, tuple[Any, str]]:
     return out
 
 
-def _coerce(values: dict[str, tuple[Any, str]]) -> dict[str, Any]:
+def check(values: dict[str, Any], error: type[Exception] = ConfigError) -> dict[str, Any]:
+    """Settings given in code (`Vault.open(weight=0.5)`, `Vault.query(weight=0.5)`, a
+    flag or an MCP argument passed on) checked and converted by their rules, the one
+    route every source takes; None is "not given". A refusal raises `error` naming the
+    value as the library does (`weight`), for each face to say in its own terms."""
+    return _coerce(_given(values), error)
+
+
+def _given(values: dict[str, Any]) -> dict[str, tuple[Any, str]]:
+    return {k: (v, f"`{k}`") for k, v in values.items() if v is not None}
+
+
+def _coerce(values: dict[str, tuple[Any, str]],
+            error: type[Exception] = ConfigError) -> dict[str, Any]:
     """Every value, from whichever source, checked for type and range once, here."""
     out = {}
     for name, (raw, source) in values.items():
@@ -154,8 +169,8 @@ def _coerce(values: dict[str, tuple[Any, str]]) -> dict[str, Any]:
         except (TypeError, ValueError, AttributeError, OverflowError):
             ok = False
         if not ok:
-            raise ConfigError(f"setting {name} = {_shown(raw)} (from {source}) is not allowed: "
-                              f"use {rule.allowed}")
+            raise error(f"setting {name} = {_shown(raw)} (from {source}) is not allowed: "
+                        f"use {rule.allowed}")
         out[name] = value
     return out
 
@@ -279,8 +294,10 @@ RULES: dict[str, Rule] = {
     "about_threshold": _between(-1, 1),
     "context_units": _one_of("whole", "sentences", "clauses"),
     "clause_offset": _between(0, 1),
-    "match_margin": _between(0, 2),
+    "match_margin": _between(-2, 2),
     "note_ratio": _between(0, 1),
+    "support_margin": _between(-2, 2),
+    "subject_margin": _between(-2, 2),
     "fire_slot": _between(1, 1000, _whole),
     "ledger_notes": Rule(_names, lambda v: all(n.lower().endswith(".md") for n in v),
                          "vault-relative note paths ending in .md (comma-separated in the "

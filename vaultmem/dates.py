@@ -41,7 +41,7 @@ import calendar
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, time, timedelta
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
@@ -549,6 +549,24 @@ _LEAD_PREP_RE = re.compile(r"\s*(" + "|".join(p.replace(" ", r"\s+") for p in PR
                            + r")\s+", re.IGNORECASE)
 
 
+_DAY_BACK = re.compile(rf"(?:on\s+)?(?:(?P<which>last|past|this\s+past|previous)\s+)?"
+                       rf"(?P<wd>{_WD_ANY})", re.IGNORECASE)
+
+
+def day_back(text: str, today: date) -> date | None:
+    """A weekday named for a day that has come, as a done date means it ("done on
+    Friday"): "friday" is the last Friday, today included; "last friday" or "past
+    friday" the last one before today. None when `text` is not a weekday so named
+    (`find_dates` reads a plain weekday forward, as a deadline means it)."""
+    m = _DAY_BACK.fullmatch(" ".join(text.split()))
+    if m is None:
+        return None
+    back = (today.weekday() - _weekday_number(m["wd"])) % 7
+    if m["which"] and back == 0:
+        back = 7
+    return today - timedelta(days=back)
+
+
 def find_dates(text: str, anchor: date) -> list[DateMention]:
     """Every date mention in `text`, resolved against `anchor` (the day it was written),
     left to right, never overlapping (the longest reading wins)."""
@@ -583,3 +601,53 @@ def find_dates(text: str, anchor: date) -> list[DateMention]:
         mentions.append(DateMention(start, end, text[start:end], day, kind, prep,
                                     last < anchor, vague, first, last))
     return sorted(mentions, key=lambda m: m.start)
+
+
+# ------------------------------------------------------------------ times of day
+
+_BOUND_PREPS = ("no later than", "by", "before", "until", "till", "til")
+_OPEN_PREPS = ("after", "from", "not before")
+_TIME_RE = re.compile(
+    r"(?<![\w.:/£$€-])(?:(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>[ap]\.?m\.?)"
+    r"|(?P<h2>[01]?\d|2[0-3]):(?P<m2>[0-5]\d)|(?P<noon>noon|midday))(?![\w:/.]\d|\w)",
+    re.IGNORECASE)
+_TIME_PREP_RE = re.compile(
+    r"(?:^|\W)(" + "|".join(p.replace(" ", r"\s+") for p in (*_BOUND_PREPS, *_OPEN_PREPS, "at"))
+    + r")\s+(?:(?:" + _WD_ANY + r"|today|tomorrow)\s+)?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class TimeMention:
+    """A time of day in a sentence: "at 9:40", "before 2pm", "by 08:30", "11:20".
+
+    `bound` says what the time does to the day it is on: "by" a deadline (by, before,
+    until: the thing must be done by then), "after" an opening (after, from: not before
+    then), "at" an event at that time (an appointment, a review, a train)."""
+
+    start: int
+    end: int
+    text: str
+    at: time
+    bound: str  # by | after | at
+
+
+def find_time(text: str) -> TimeMention | None:
+    """The first time of day in `text`, with what it bounds. Only unambiguous forms: a
+    clock time with a colon ("8:30", "15:00"), an hour with am/pm ("2pm", "9.40am"), noon
+    and midday; "v2.14", "1:1" (a meeting), "£186" and bare numbers are not times."""
+    for m in _TIME_RE.finditer(text):
+        if m["noon"]:
+            at = time(12, 0)
+        elif m["ap"]:
+            hour = int(m["h"])
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if m["ap"].lower().startswith("p") else 0)
+            at = time(hour, int(m["m"] or 0))
+        else:
+            at = time(int(m["h2"]), int(m["m2"]))
+        before = _TIME_PREP_RE.search(text[max(0, m.start() - 40):m.start()])
+        prep = " ".join(before.group(1).lower().split()) if before else ""
+        bound = "by" if prep in _BOUND_PREPS else "after" if prep in _OPEN_PREPS else "at"
+        return TimeMention(m.start(), m.end(), m.group(0), at, bound)
+    return None

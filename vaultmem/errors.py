@@ -102,12 +102,13 @@ TERMS = {
         "db": "--db", "cands": "CAND",
         "ledger(include_closed=True)": "`vaultmem ledger --all`",
         "suggestions()": "`vaultmem ledger suggest`", "index()": "`vaultmem index`",
-        "query()": "`vaultmem query`",
+        "query()": "`vaultmem query`", "status()": "`vaultmem status --json`",
     },
     "mcp": {
         "ledger(include_closed=True)": "the `ledger` tool with include_closed",
-        "query()": "`search`", "index()": "indexing",
-        "suggestions()": "`vaultmem ledger suggest`",
+        "query()": "`search`", "index()": "indexing", "status()": "the `status` tool",
+        # no tool lists candidates: they are the user's to review
+        "suggestions()": "the user's `vaultmem ledger suggest`",
     },
 }
 

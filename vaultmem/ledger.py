@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
+from itertools import groupby
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import syntax
@@ -646,54 +647,80 @@ def reconcile(
     keeps one history (SPEC 3). Block ids are matched first, against present and
     removed entries alike; then the present entries take what the identity rules give
     them, as they would with no removed entry at all; only then are the removed
-    entries offered what is left, by the same rules.
+    entries offered what is left, by the same rules. Block ids are read as
+    `_keyed` reads them, so that the ledger alone gives the ids its history gave.
     """
-    recurred = _recurrences(known, current)
+    known_keyed, removed_keyed = _keyed_known(known), _keyed_known(removed)
+    keyed = _keyed(current)
+    recurred = _recurrences(known_keyed, keyed)
     used = set(taken_ids) | {k.id for k in known}
     archived: dict[int, str] = {}  # done occurrence -> its own id
     occurrence_of = {done: known[ki].id for ki, done in recurred.values()}
     for ki, done in recurred.values():
         archived[done] = _occurrence_id(known[ki].id, current[done], used)
         used.add(archived[done])
-    pairs = _match_returning(known, removed, current,
-                             {ci: ki for ci, (ki, _) in recurred.items()}, set(archived))
+    # A new done occurrence in a run is filed under the commitment the run continues,
+    # unless a block id of its own names it.
+    run_of = {done: top for top, dones in _runs(current).items() for done in dones
+              if not keyed[done].block_id}
+    pairs = _match_returning(known_keyed, removed_keyed, keyed,
+                             {ci: ki for ci, (ki, _) in recurred.items()}, set(archived),
+                             set(run_of))
     everyone = [*known, *removed]
-    result: list[tuple[str, LedgerEntry | None, list[Revision]]] = []
+    decided: dict[int, tuple[str, LedgerEntry | None, list[Revision]]] = {}
     for ci, entry in enumerate(current):
         if ci in recurred:
             ki, done = recurred[ci]
             old = known[ki]
             found = [r for r in revisions(old.entry, entry) if r.kind != "rescheduled"]
             occurrence = _occurrence_done(current[done], entry, archived[done])
-            result.append((old.id, entry, [occurrence, *found]))
+            decided[ci] = (old.id, entry, [occurrence, *found])
         elif ci in archived:
-            snapshot = {**_snapshot(entry), "occurrence_of": occurrence_of[ci]}
-            result.append((archived[ci], entry, [Revision("created", snapshot)]))
+            decided[ci] = _kept_occurrence(archived[ci], entry, occurrence_of[ci])
         elif ci in pairs and pairs[ci] >= len(known):
             old = everyone[pairs[ci]]
-            result.append((old.id, entry, _returned(old.entry, entry)))
+            decided[ci] = (old.id, entry, _returned(old.entry, entry))
         elif ci in pairs:
             old = known[pairs[ci]]
-            result.append((old.id, entry, revisions(old.entry, entry)))
-        else:
-            ident = new_id(entry, used)
+            decided[ci] = (old.id, entry, revisions(old.entry, entry))
+        elif ci not in run_of:
+            ident = new_id(keyed[ci], used)
             used.add(ident)
-            result.append((ident, entry, [Revision("created", _snapshot(entry))]))
+            decided[ci] = (ident, entry, [Revision("created", _snapshot(entry))])
+    for ci in sorted(set(run_of) - set(decided)):
+        owner = decided[run_of[ci]][0]
+        ident = _occurrence_id(owner, current[ci], used)
+        used.add(ident)
+        decided[ci] = _kept_occurrence(ident, current[ci], owner)
     matched = set(pairs.values())
-    result += [(k.id, None, [Revision("removed", _snapshot(k.entry))])
-               for ki, k in enumerate(known) if ki not in matched]
-    return result
+    return [decided[ci] for ci in range(len(current))] + [
+        (k.id, None, [Revision("removed", _snapshot(k.entry))])
+        for ki, k in enumerate(known) if ki not in matched]
+
+
+def _kept_occurrence(ident: str, entry: LedgerEntry, of: str
+                     ) -> tuple[str, LedgerEntry, list[Revision]]:
+    return ident, entry, [Revision("created", {**_snapshot(entry), "occurrence_of": of})]
+
+
+def _keyed_known(known: Sequence[Known]) -> list[Known]:
+    """`known` with block ids as `_keyed` reads them (a stored entry is its line as read)."""
+    return [Known(k.id, e) for k, e in zip(known, _keyed([k.entry for k in known]),
+                                           strict=True)]
 
 
 def _match_returning(known: Sequence[Known], removed: Sequence[Known],
                      current: Sequence[LedgerEntry], pairs: dict[int, int],
-                     skip: AbstractSet[int]) -> dict[int, int]:
+                     skip: AbstractSet[int], occurrences: AbstractSet[int] = frozenset()
+                     ) -> dict[int, int]:
     """`_match` over the present entries (indexes below len(known)) and the removed ones
     (the indexes after them), in three tiers: block ids among all of them, the present
     entries by every rule, then the removed entries by every rule, for lines without a
     block id only. A line that carries a block id no entry has is a new commitment
     (`ledger add` writes one on every line it appends): it never takes the id of an old
-    removed entry merely for its words."""
+    removed entry merely for its words. Nor does a done line of a recurring run
+    (`occurrences`): every occurrence has the commitment's words, so only the very line
+    that left (same text, dates and status) comes back on its id."""
     if not removed:
         return _match(known, current, pairs, skip)
     everyone = [*known, *removed]
@@ -701,7 +728,9 @@ def _match_returning(known: Sequence[Known], removed: Sequence[Known],
     pairs = _match(everyone, current, pairs, skip, stages=_BLOCK_STAGES)
     pairs = _match(everyone, current, pairs, skip, among=present)
     named = {ci for ci, entry in enumerate(current) if entry.block_id}
-    return _match(everyone, current, pairs, set(skip) | named, among=gone)
+    pairs = _match(everyone, current, pairs, set(skip) | named, stages=_SAME_LINE,
+                   among=gone)
+    return _match(everyone, current, pairs, set(skip) | named | set(occurrences), among=gone)
 
 
 def _returned(old: LedgerEntry, new: LedgerEntry) -> list[Revision]:
@@ -719,11 +748,14 @@ def _recurrences(known: Sequence[Known], current: Sequence[LedgerEntry]
     """{next occurrence: (known entry, its done occurrence)} for recurring entries
     checked off since the last run, as Obsidian Tasks does it: the open line is marked
     done (its dates kept) and a new open line is written with the same text and
-    recurrence and later dates. The new line continues the commitment.
+    recurrence and its dates moved on. The new line continues the commitment.
 
     A known open entry with a recurrence R qualifies when the current ledger holds a
-    done line with its text, R and its window start, and an open line with its text,
-    R and a later window start that is not the known entry as it stood.
+    done line with its text, R and its window start that was not filed before, and an
+    open line with its text and R that either starts later and is not another known
+    entry as it stood, or reads as the known entry itself: the next occurrence of an
+    undated rule, or of a `when done` rule checked off before its date, is the very
+    line it replaces.
     """
     waiting: dict[tuple, list[int]] = {}
     for ki, k in enumerate(known):
@@ -746,25 +778,74 @@ def _recurrences(known: Sequence[Known], current: Sequence[LedgerEntry]
             continue  # a block id another commitment holds
         if entry.status == "done" and (*key, entry.fires_from, entry.done_on) not in filed:
             done_lines.setdefault((*key, entry.fires_from), []).append(ci)
-        elif entry.status == "open" and (*key, entry.fires_from) not in standing:
+        elif entry.status == "open":
             open_lines.setdefault(key, []).append(ci)
     out: dict[int, tuple[int, int]] = {}
     for (*key, start), kis in waiting.items():
         dones = sorted(done_lines.get((*key, start), []),  # the newest check-off first
                        key=lambda c: current[c].done_on or date.min, reverse=True)
-        nexts = [ci for ci in open_lines.get(tuple(key), [])
-                 if current[ci].fires_from > start and ci not in out]
-        for ki, done, nxt in zip(kis, dones, sorted(nexts, key=lambda c: current[c].fires_from),
-                                 strict=False):
+        nexts = [ci for ci in open_lines.get(tuple(key), []) if ci not in out
+                 and _next_after(current[ci].fires_from, start,
+                                 (*key, current[ci].fires_from) in standing)]
+        nexts.sort(key=lambda c: current[c].fires_from or date.min)
+        for ki, done, nxt in zip(kis, dones, nexts, strict=False):
             out[nxt] = (ki, done)
     return out
 
 
+def _next_after(day: date | None, start: date | None, standing: bool) -> bool:
+    """Whether an open line from `day` can be the next occurrence of one from `start`."""
+    if day == start:
+        return True  # it reads as the line it replaces
+    return day is not None and start is not None and day > start and not standing
+
+
 def _recurrence_key(entry: LedgerEntry) -> tuple | None:
     rule = entry.fields.get("recurrence")
-    if not rule or entry.fires_from is None:
+    if not rule:
         return None
     return (entry.action, entry.condition, rule)
+
+
+def _runs(entries: Sequence[LedgerEntry]) -> dict[int, list[int]]:
+    """{open line: its done occurrences} for each run of a recurring entry as Obsidian
+    Tasks leaves it: entries one after the other in the ledger with one text and one
+    rule, one of them open and at an end of the run (Tasks writes each next occurrence
+    above the done one, or below with its setting), the others done and none of them
+    from a later day than the open one."""
+    order = sorted(range(len(entries)), key=lambda i: entries[i].line)
+    runs: dict[int, list[int]] = {}
+    for key, group in groupby(order, key=lambda i: _recurrence_key(entries[i])):
+        members = list(group)
+        opens = [i for i in members if entries[i].status == "open"]
+        if key is None or len(members) < 2 or len(opens) != 1:
+            continue
+        top, = opens
+        dones = [i for i in members if i != top]
+        if (top in (members[0], members[-1])
+                and all(entries[i].status == "done" for i in dones)
+                and all(_not_later(entries[i].fires_from, entries[top].fires_from)
+                        for i in dones)):
+            runs[top] = dones
+    return runs
+
+
+def _not_later(day: date | None, than: date | None) -> bool:
+    return day == than or (day is not None and than is not None and day < than)
+
+
+def _keyed(entries: Sequence[LedgerEntry]) -> list[LedgerEntry]:
+    """The entries with their block ids as identity reads them. Tasks leaves a recurring
+    entry's block id on the done occurrence and writes the next one without it; in a run
+    (`_runs`) whose open line has no block id and whose done lines hold one, that block
+    id names the open line, the commitment that continues."""
+    keyed = list(entries)
+    for top, dones in _runs(entries).items():
+        held = [i for i in dones if entries[i].block_id]
+        if entries[top].block_id is None and len(held) == 1:
+            keyed[top] = replace(entries[top], block_id=entries[held[0]].block_id)
+            keyed[held[0]] = replace(entries[held[0]], block_id=None)
+    return keyed
 
 
 def _occurrence_id(ident: str, done: LedgerEntry, taken: AbstractSet[str]) -> str:
@@ -1006,9 +1087,10 @@ _BLOCK_STAGES = (
     # A block id added later that spells the id the store gave the entry.
     _pair_equal(lambda k: k.id, lambda e: e.block_id),
 )
+_SAME_LINE = (_pair_equal(lambda k: _full_key(k.entry), _full_key),)
 _MATCH_STAGES = (
     *_BLOCK_STAGES,
-    _pair_equal(lambda k: _full_key(k.entry), _full_key),
+    *_SAME_LINE,
     _pair_equal(lambda k: _text_key(k.entry), _text_key),
     # Same words, other links: a retargeted entry is surely itself, before any fuzzy
     # match lets a similar neighbour take its id.

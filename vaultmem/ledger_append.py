@@ -45,6 +45,7 @@ _FORBIDDEN = re.compile(r"[\r\n\[\]]")
 # C0 controls but tab, DEL and C1 controls: never text a person typed, and a NUL makes
 # the indexer take the whole ledger for a binary file.
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_READER_LINES = re.compile(r"\r\n|\r|\n")  # where the ledger's reader ends a line
 MAX_TEXT_CHARS = 1_000  # a commitment, a condition, a project or a link, each
 NEW_LEDGER = b"# Ledger\n\n"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -283,8 +284,12 @@ def safe_write(ledger: LedgerFile, data: bytes, *, replaced: Collection[int] = (
     from the temporary file, and the rename happens only if the ledger on disk is still
     `ledger.before`. Returns the ledger's modification time after the write.
     """
+    # A rewrite may carry what the user's own line already held; nothing new may come in.
+    # Lines as the reader numbers them: str.splitlines also breaks at NEL, FF, U+2028...
+    lines = _READER_LINES.split(ledger.text)
+    held = {c for n in replaced if 0 < n <= len(lines) for c in _CONTROL.findall(lines[n - 1])}
     for line in added:
-        _no_control("line", line)
+        _no_control("line", "".join(c for c in line if c not in held))
     folder = ledger.path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)

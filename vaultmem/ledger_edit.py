@@ -243,7 +243,7 @@ def _find(lines: list[str], number: int, raw: str, rel: str) -> int:
     if len(same) == 1:
         return same[0]
     raise VaultmemError(f"{rel}:{number}: the entry's line changed on disk since the ledger "
-                        "was indexed: nothing written; run the command again")
+                        "was indexed: nothing written; try again")
 
 
 def _check_rest(before: str, after: str, line: int, count: int, rel: str) -> None:

@@ -200,20 +200,35 @@ def _renamed_targets(store: Store, unresolved, ids: dict[str, int]) -> list[tupl
 # -- views: the texts the trigger matcher compares a context with ---------------------
 
 def view_texts(action: str, condition: str | None, titles: list[str],
-               aliases: list[str]) -> list[tuple[str, str]]:
+               aliases: list[str], notes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """(kind, text) of every view of one entry, in a stable order, without repeats.
 
     `keywords::` and the project are no view: a list of words, or one word like
     "house", embeds as no situation in particular (on the fixtures vault "review,
     contrast, plugin" came closest to a question about paint colours, and the project
     "house" put a plumber's invoice first for "renovation budget"). Keywords serve the
-    keyword half; titles and aliases are kept for it (see trigger.EMBEDDED_VIEWS).
+    keyword half; titles and aliases are kept for it (see trigger.EMBEDDED_VIEWS), and
+    so are the names the linked notes carry (`notes`: their texts), for a condition's
+    subject named in other words ("names", not embedded either).
     """
     views = []
     if condition:
         views += [("condition", condition), ("condition+action", f"When {condition}, {action}")]
+        from .trigger import subject_text
+
+        subject = subject_text(condition)
+        if subject:
+            views.append(("subject", subject))
     views.append(("action", action))
     views += [("title", t) for t in titles] + [("alias", a) for a in aliases]
+    if condition:
+        from .trigger import note_names
+
+        names = dict.fromkeys(n for text in (*titles, *aliases)
+                              for n in note_names(text, heading=True))
+        names |= dict.fromkeys(n for text in notes for n in note_names(text))
+        if names:
+            views.append(("names", " ".join(names)))
     seen, out = set(), []
     for kind, text in views:
         text = " ".join(text.split())
@@ -234,7 +249,8 @@ def refresh_views(store: Store) -> bool:
             "SELECT id, action, condition FROM entries "
             "WHERE present = 1 AND status = 'open' ORDER BY id").fetchall():
         titles, aliases = _linked_names(store, entry_id)
-        texts = view_texts(action or "", condition, titles, aliases)
+        notes = _linked_texts(store, entry_id) if condition else ()
+        texts = view_texts(action or "", condition, titles, aliases, notes)
         want += [(entry_id, i, kind, text, condition_hash(text))
                  for i, (kind, text) in enumerate(texts)]
     have = store.execute("SELECT entry_id, ord, kind, text, hash FROM entry_views "
@@ -258,3 +274,11 @@ def _linked_names(store: Store, entry_id: str) -> tuple[list[str], list[str]]:
     aliases = [alias for note_id, _ in rows for (alias,) in store.execute(
         "SELECT alias FROM aliases WHERE note_id = ? ORDER BY alias", [note_id])]
     return titles, aliases
+
+
+def _linked_texts(store: Store, entry_id: str) -> tuple[str, ...]:
+    """The chunk texts of the notes an entry links, in order."""
+    return tuple(text for (text,) in store.execute(
+        "SELECT c.text FROM entry_links l JOIN notes n ON n.id = l.target_id AND n.deleted = 0 "
+        "JOIN chunks c ON c.note_id = n.id WHERE l.entry_id = ? ORDER BY l.ord, c.ord",
+        [entry_id]))

@@ -173,6 +173,28 @@ def _frequencies(conn: sqlite3.Connection, words: list[str]) -> dict[str, int]:
     return df
 
 
+def stem_frequencies(conn: sqlite3.Connection, stems: dict[str, str],
+                     stem_of) -> dict[str, int]:
+    """{stem: chunks holding a word with that stem}, for the trigger matcher's weights.
+
+    `stems`: {stem: a word it came from}; `stem_of`: the stemmer. FTS5 stores words, not
+    stems, so the vocabulary is read from the stem (a prefix of its words, for Snowball's
+    English stems) to the word's own next prefix, and the words whose stem it is are
+    summed (a chunk with two forms counts twice: an upper bound, close enough for a
+    weight). A stem that is no prefix of its word is looked up as that word.
+    """
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
+                 "USING fts5vocab(main, chunks_fts, row)")
+    out = {}
+    for stem, word in stems.items():
+        folded = _fold(word) or word.lower()
+        base = stem if folded.startswith(stem) else folded
+        rows = conn.execute("SELECT term, doc FROM temp.chunks_vocab WHERE term >= ? AND "
+                            "term < ?", [base, base + "\uffff"]).fetchall()
+        out[stem] = sum(doc for term, doc in rows if term == folded or stem_of(term) == stem)
+    return out
+
+
 # -- the language a note is written in (for `status` and `index`: is the vault multilingual)
 
 # Scripts that name their language (Han alone: Chinese; with kana: Japanese).

@@ -499,7 +499,8 @@ class Tools:
         self,
         id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
         on: Annotated[str | None, Field(description=(
-            "The day it was done: YYYY-MM-DD or words ('yesterday'); default today."))] = None,
+            "The day it was done, today or before: YYYY-MM-DD or words ('yesterday', "
+            "'friday': the last Friday); default today."))] = None,
         now: Now = None,
     ) -> CallToolResult:
         """Mark a commitment done, when the user says they did it.
@@ -518,7 +519,8 @@ class Tools:
         self,
         id: Annotated[str, Field(description="The commitment's id, from ledger or due.")],
         on: Annotated[str | None, Field(description=(
-            "The day it was cancelled: YYYY-MM-DD or words; default today."))] = None,
+            "The day it was cancelled, today or before: YYYY-MM-DD or words; default "
+            "today."))] = None,
         now: Now = None,
     ) -> CallToolResult:
         """Cancel a commitment the user no longer intends to keep.

@@ -156,7 +156,7 @@ def _read(vault: Path, path: str) -> bytes | None:
         return None
 
 
-def _links(store: Store, note_id: int) -> list[dict]:
+def _links(store: Store, note_id: int) -> list[NoteLink]:
     rows = store.execute(
         "SELECT l.target_raw, l.kind, l.heading, l.line, n.path FROM links l "
         "LEFT JOIN notes n ON n.id = l.target_id AND n.deleted = 0 "
@@ -164,7 +164,7 @@ def _links(store: Store, note_id: int) -> list[dict]:
     return [NoteLink(*row) for row in rows]
 
 
-def _backlinks(store: Store, note_id: int) -> list[dict]:
+def _backlinks(store: Store, note_id: int) -> list[Backlink]:
     rows = store.execute(
         "SELECT n.path, l.line FROM links l JOIN notes n ON n.id = l.source_id "
         "WHERE l.target_id = ? AND n.deleted = 0 AND l.source_id != ? ORDER BY n.path, l.line",
@@ -172,7 +172,7 @@ def _backlinks(store: Store, note_id: int) -> list[dict]:
     return [Backlink(*row) for row in rows]
 
 
-def _commitments(store: Store, note_id: int) -> list[dict]:
+def _commitments(store: Store, note_id: int) -> list[NoteCommitment]:
     rows = store.execute(
         "SELECT DISTINCT e.id, e.action, e.condition, e.due, e.status, e.present, "
         "e.ledger_path, e.line FROM entry_links l JOIN entries e ON e.id = l.entry_id "
@@ -181,7 +181,7 @@ def _commitments(store: Store, note_id: int) -> list[dict]:
             for i, a, c, d, s, present, lp, ln in rows]
 
 
-def _items(store: Store, note_id: int) -> list[dict]:
+def _items(store: Store, note_id: int) -> list[NoteItem]:
     rows = store.execute(
         "SELECT id, kind, status, text, line FROM prospective WHERE note_id = ? "
         "AND present = 1 ORDER BY line", [note_id])

@@ -7,12 +7,19 @@ The clock is the item's own: τ runs from when it last became relevant (written,
 🛫 window opened, its urgency ramp began, its due day came, a snooze ended), so an entry
 written weeks ahead is as fresh on its day as one written yesterday.
 
-U: urgency. A dated commitment's ramp starts a lead time before its due day (longer the
-further ahead it was written and the higher its priority), peaks on the due day, and
-after it keeps a floor until the entry is done or cancelled; a 🛫 window ramps from its
-start to the due date. C: context, a boost inside the item's preferred hours (from a
-quarter of the way into a block: its first minutes are a transition) plus a cue when
-`--context` matches a trigger entry by `due`'s matcher. N: a small novelty lift after
+U: urgency. A dated item peaks on its due day, inside the part of the day a time in its
+text leaves ("at 11:20", "by 08:30": until half an hour before; "after 2pm": from then);
+one with a time of day has a heads-up from a lead time before its day (longer the further
+ahead it was written and the higher its priority), so the evening before reminds of the
+morning's appointment. After the day a deadline keeps a floor until done or cancelled;
+an event that has passed is over. A 🛫 window ramps over its last third (two to seven
+days). C: context, a boost inside the item's hours (from a quarter of the way into a
+block: its first minutes are a transition) plus a cue when `--context` matches a trigger
+entry by `due`'s matcher. Hours not stated are the kind's: working hours on weekdays for
+work (tagged, filed or of a project so named) and for calls and emails, which reach an
+office; lunch and the evening for the rest of a life. An idea or other prospective note
+names its own day ("the move on Fri 16 Apr") or has no moment of its own: then only a
+cue, or hours or an importance stated for it, lets it speak. N: a small novelty lift after
 an item is written or referenced. F: fatigue, a decaying sum over recent nudges, a
 dismissal weighing more and fading over most of a day.
 
@@ -27,11 +34,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
 
 from . import clock
 from .config import Settings
+from .dates import find_dates, find_time
 from .errors import UsageError
 from .ledger import PRIORITY_FACTOR
 from .schema import SCHEMA
@@ -44,6 +53,11 @@ HOUR = timedelta(hours=1)
 SETTLE_SHARE = 0.25  # the boost starts this share of a block in (at most `settle_minutes`)
 PROSPECTIVE_KINDS = ("plan", "idea", "question", "decision", "insight")
 SHOWN = 3  # candidates named by `nudge -v` and the JSON `candidates` list
+SPANS = ("hours", "work_hours", "personal_hours")  # parameters that are hour ranges
+WORK_WORDS = ("work",)  # a tag, project or folder so named marks a work item
+# A 🛫 window speaks up in its last part: this share of it, between these many days.
+WINDOW_SHARE = 1 / 3
+WINDOW_DAYS = (2.0, 7.0)
 
 
 @dataclass(frozen=True)
@@ -61,14 +75,21 @@ class Params:
     amplitude: float = 0.0
     period_days: float = 2.0
     phase: float = -math.pi / 2  # a trough at the anchor: revival half a period later
-    hours: str = "09-12,14-18"
+    hours: str = ""  # stated hours; empty: `work_hours` or `personal_hours` by what it is
+    # The hours an item is wanted in when it states none, by what it is about: work in
+    # working hours on weekdays; the rest when a person has their phone free and their mind
+    # on their own life: lunch, and the evening once the day's duties are done.
+    work_hours: str = "09-12,14-18"
+    personal_hours: str = "12-14,20-22"
     context: float = 0.6
     assumed_hours: float = 1.0  # share of `context` when the hours are the defaults
     settle_minutes: float = 30.0
     cue: float = 0.8
     urgency: float = 0.65
+    heads_up: float = 0.4  # the lead before the due day: enough to cross θ in its hours
     lead_days: float = 0.2
     lead_growth: float = 0.15
+    act_minutes: float = 30.0  # a reminder leaves this long before a time in the action
     window: float = 0.25  # the 🛫 ramp rises to the overdue floor
     overdue: float = 0.25
     novelty: float = 0.0
@@ -110,10 +131,28 @@ class Item:
     referenced: datetime | None = None
     notes: list[str] = field(default_factory=list)
     cue: str | None = None  # why the context matches it, when it does
+    work: bool = False  # a work item: weekdays only; working hours unless it states some
+    call: bool = False  # a call or an email: working hours unless it states some
+    at: time | None = None  # a time of day in its text, on its due day ...
+    bound: str = ""  # ... and what it bounds: "by" a deadline, "after", "at" an event
+    silent: str = ""  # why it has no moment of its own (an idea with no date), if so
 
     @property
     def commitment(self) -> bool:
         return self.kind not in PROSPECTIVE_KINDS
+
+    def hours(self, day: date) -> str:
+        """Its preferred hours on `day`. Work waits for a working day, whatever its hours.
+        Hours not stated are its kind's: working hours for work and for a call (an office
+        answers then), personal hours for the rest."""
+        p, weekday = self.params, day.weekday() < 5
+        if self.work and not weekday:
+            return ""
+        if p.hours:
+            return p.hours
+        if self.work or self.call:
+            return p.work_hours if weekday else ""
+        return p.personal_hours
 
 
 @dataclass(frozen=True)
@@ -154,9 +193,9 @@ def _midnight(day: date) -> datetime:
 
 
 def lead_days(item: Item) -> float:
-    """How long before its due day a dated entry's urgency starts to ramp: `lead_days`,
-    growing with the log of how many days ahead it was written and with its priority
-    (the square of its importance factor: a ⏫ entry's lead is ~1.56 times as long)."""
+    """How long before its due day a dated entry's heads-up opens: `lead_days`, growing
+    with the log of how many days ahead it was written and with its priority (the square
+    of its importance factor: a ⏫ entry's lead is ~1.56 times as long)."""
     p = item.params
     ahead = max((item.due - item.created.date()).days, 0) if item.due else 0
     return p.lead_days * (1 + p.lead_growth * math.log1p(ahead)) * item.priority ** 2
@@ -166,25 +205,61 @@ def lead_start(item: Item) -> datetime | None:
     return _midnight(item.due) - lead_days(item) * DAY if item.due else None
 
 
+def _heads_up(item: Item) -> bool:
+    return item.commitment or item.at is not None
+
+
+def due_bounds(item: Item) -> tuple[datetime | None, datetime | None]:
+    """The part of the due day a reminder can still help in: after an "after" time, and
+    until `act_minutes` before a deadline's or an event's time (a reminder must leave time
+    to act: to leave for the appointment, to make the call)."""
+    if item.due is None or item.at is None:
+        return None, None
+    moment = datetime.combine(item.due, item.at)
+    if item.bound == "after":
+        return moment, None
+    return None, moment - timedelta(minutes=item.params.act_minutes)
+
+
+def window_ramp(item: Item) -> tuple[datetime, datetime] | None:
+    """A 🛫 window's last part, (its start, the due day's midnight): the window's last
+    third, between two and seven days; nobody wants to hear of it as it opens."""
+    if item.opens is None or item.due is None:
+        return None
+    end, opened = _midnight(item.due), _midnight(item.opens)
+    lo, hi = WINDOW_DAYS
+    span = min(max((end - opened) * WINDOW_SHARE, lo * DAY), hi * DAY)
+    return max(opened, end - span), end
+
+
 def urgency(item: Item, t: datetime) -> float:
-    """U(t): the lead ramp up to the due day, the peak on it, the overdue floor after;
-    a 🛫 window ramps from its start to the due date, slowly at first (the square of the
-    share gone: it speaks up in the window's last part), up to the overdue floor; an
-    open window without a due date is flat. Undated entries and ideas have none."""
+    """U(t), for dated items. Before the due day: the heads-up once the lead has begun,
+    and a 🛫 window's ramp over its last part up to the due day's level. On the due day:
+    the peak, inside the part of the day a time in the text leaves (nothing once an
+    appointment's or a deadline's time is near or past). After it: a deadline keeps a floor
+    until done or cancelled; an event that has passed, or a plan's day, is over. An open
+    window without a due date is flat; undated entries and ideas have none."""
     p, today = item.params, t.date()
-    if item.due is not None and today > item.due:
-        return p.overdue
-    if item.due is not None and today == item.due:
+    if item.due is None:
+        opened = item.opens is not None and item.opens <= today
+        return p.window if opened else 0.0
+    if today > item.due:
+        over = item.commitment and item.bound != "at"
+        return p.overdue if over else 0.0
+    if today == item.due:
+        after, until = due_bounds(item)
+        if after and t < after:
+            return 0.0
+        if until and t >= until:  # too late to act: a deadline is overdue, an event over
+            return p.overdue if item.commitment and item.bound == "by" else 0.0
         return p.urgency
-    ramp = 0.0
-    start = lead_start(item)
-    if start is not None and t > start:
-        ramp = p.urgency * (t - start) / (_midnight(item.due) - start)
-    if item.opens is not None and item.opens <= today:
-        opened = _midnight(item.opens)
-        span = (_midnight(item.due) - opened) if item.due else timedelta(0)
-        share = (t - opened) / span if span > timedelta(0) else 1.0
-        ramp = max(ramp, p.window * min(share, 1.0) ** 2)
+    # The heads-up before the due day (SPEC 8: a dated commitment's urgency alone carries
+    # it over θ in its hours on its day and before it); a plan gets one only when it
+    # happens at a time of day, for which one must be ready.
+    ramp = p.heads_up if _heads_up(item) and t >= lead_start(item) else 0.0
+    part = window_ramp(item)
+    if part is not None and t > part[0]:
+        ramp = max(ramp, p.urgency * (t - part[0]) / (part[1] - part[0]))
     return ramp
 
 
@@ -210,16 +285,17 @@ def _minutes(text: str) -> int:
 
 
 def hours_boost(item: Item, t: datetime) -> float:
-    """C's preferred-hours part: the full boost inside stated hours (a share of it inside
-    assumed ones), from a quarter of the way into the block, at most `settle_minutes`."""
+    """C's preferred-hours part: the full boost inside its hours, from a quarter of the way
+    into the block, at most `settle_minutes`. Hours it did not state are its kind's
+    (`Item.hours`); an idea without a date of its own gets a share of the boost in them."""
     p = item.params
-    block = block_at(p.hours, t)
+    block = block_at(item.hours(t.date()), t)
     if block is None:
         return 0.0
     into, length = block
     if into < min(SETTLE_SHARE * length, p.settle_minutes):
         return 0.0
-    return p.context * (1.0 if item.stated_hours else p.assumed_hours)
+    return p.context * (1.0 if item.stated_hours or item.due else p.assumed_hours)
 
 
 def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
@@ -239,10 +315,16 @@ def anchors(item: Item, snoozed: datetime | None = None) -> list[datetime]:
         out.append(item.referenced)
     if snoozed:
         out.append(snoozed)
-    if item.opens:
+    part = window_ramp(item)
+    if part is not None:
+        out.append(part[0])
+    elif item.opens:
         out.append(_midnight(item.opens))
     if item.due:
-        out += [lead_start(item), _midnight(item.due)]
+        if _heads_up(item):
+            out.append(lead_start(item))
+        if item.commitment:  # a plan's eve and its day are one moment: one accept
+            out.append(_midnight(item.due))
     return out
 
 
@@ -293,9 +375,10 @@ def load_items(store: Store) -> list[Item]:
 def _entries(store: Store) -> list[Item]:
     items = []
     for row in store.execute(
-            "SELECT id, action, condition, due, scheduled, start, first_seen, fields, entry "
-            "FROM entries WHERE present = 1 AND status = 'open'"):
-        entry_id, action, condition, due, scheduled, start, first_seen, extra, raw = row
+            "SELECT id, action, condition, due, scheduled, start, first_seen, fields, entry, "
+            "tags, project FROM entries WHERE present = 1 AND status = 'open'"):
+        entry_id, action, condition, due, scheduled, start, first_seen, extra, raw, tags, \
+            project = row
         extra = json.loads(extra or "{}")
         due_on = _day(due) or _day(scheduled)
         opens = min(filter(None, (_day(start), _day(scheduled))), default=None)
@@ -304,12 +387,38 @@ def _entries(store: Store) -> list[Item]:
         base = KIND_DEFAULTS[kind]
         # A Tasks priority scales the importance (an explicit `nudge_importance` wins).
         params, stated = _override(replace(base, importance=base.importance * factor), extra)
+        notes = _entry_notes(store, entry_id)
+        clock_time = find_time(action) if due_on else None
         items.append(Item(
             entry_id, kind, action + (f" (when {condition})" if condition else ""),
             _created(json.loads(raw).get("created"), first_seen), params,
             due=due_on, opens=opens if opens and (not due_on or opens < due_on) else None,
-            priority=factor, stated_hours=stated, notes=_entry_notes(store, entry_id)))
+            priority=factor, stated_hours=stated, notes=notes,
+            work=is_work([*json.loads(tags or "[]"), project or ""], notes),
+            call=is_call(action),
+            at=clock_time.at if clock_time else None,
+            bound=clock_time.bound if clock_time else ""))
     return items
+
+
+CALL_RE = re.compile(r"^\W*(?:ring|call|phone|e-?mail|telephone)\b", re.IGNORECASE)
+
+
+def is_call(action: str) -> bool:
+    """An errand done by ringing or writing to someone: "Ring Dean at the garage", "Email
+    the landlord". Offices answer in working hours, on weekdays."""
+    return bool(CALL_RE.match(action))
+
+
+def is_work(tags: list[str], paths: list[str]) -> bool:
+    """A work item: tagged `#work` (or `#work/…`), of a project so named, or about a note
+    kept in a work folder (or the note Work itself)."""
+    def named(word: str) -> bool:
+        return word.strip().lower().split("/")[0] in WORK_WORDS
+    return any(named(t) for t in tags) or any(
+        any(named(part) for part in path.split("/")[:-1]) or named(path.rsplit("/", 1)[-1]
+                                                                     .removesuffix(".md"))
+        for path in paths)
 
 
 def _prospective(store: Store) -> list[Item]:
@@ -319,13 +428,36 @@ def _prospective(store: Store) -> list[Item]:
             "p.level, n.path FROM prospective p JOIN notes n ON n.id = p.note_id "
             "WHERE p.present = 1 AND p.status IN ('open', 'referenced') AND n.deleted = 0"):
         item_id, kind, text, created, referenced, fm, level, path = row
-        overrides = json.loads(fm or "{}") if level == "note" else {}
-        params, stated = _override(KIND_DEFAULTS.get(kind, _IDEA), overrides)
+        front = json.loads(fm or "{}") if level == "note" else {}
         created_at = _moment(created)
         ref = clock.moment(referenced)
-        items.append(Item(item_id, kind, text, created_at, params, stated_hours=stated,
-                          referenced=ref if ref and ref > created_at else None, notes=[path]))
+        body = text if level != "note" else "\n".join([text, *(r[0] for r in store.execute(
+            "SELECT c.text FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = ? "
+            "ORDER BY c.ord", [path]))])
+        day = first_day(body, created_at.date())
+        # A date in its text makes it a dated item: its moment is that day, not a wave.
+        params, stated = _override(KIND_DEFAULTS["dated"] if day else
+                                   KIND_DEFAULTS.get(kind, _IDEA), front)
+        clock_time = find_time(body) if day else None
+        raised = set(_overridden(front)) & {"importance", "amplitude", "period_days", "hours"}
+        tags = front.get("tags") or []
+        items.append(Item(
+            item_id, kind, text, created_at, params, due=day, stated_hours=stated,
+            referenced=ref if ref and ref > created_at else None, notes=[path],
+            work=is_work(tags if isinstance(tags, list) else str(tags).split(), [path]),
+            at=clock_time.at if clock_time else None,
+            bound=clock_time.bound if clock_time else "",
+            silent="" if day or raised else "no moment of its own (no date in its text)"))
     return items
+
+
+def first_day(text: str, written: date) -> date | None:
+    """The first day a prospective item's text names, on or after the day it was written:
+    its moment ("the move on Fri 16 Apr", "ask at Wednesday's 1:1"). Periods ("in May",
+    "next year", "mid-June") name no moment."""
+    days = [m.day for m in find_dates(text, written)
+            if not m.past and not m.period and not m.vague and m.day >= written]
+    return min(days, default=None)
 
 
 def _day(value: str | None) -> date | None:
@@ -370,7 +502,7 @@ def _override(base: Params, values: dict) -> tuple[Params, bool]:
     changes = {}
     for name, raw in _overridden(values).items():
         try:
-            changes[name] = str(raw) if name == "hours" else float(raw)
+            changes[name] = str(raw) if name in SPANS else float(raw)
         except (TypeError, ValueError):
             continue
     return replace(base, **changes), "hours" in changes
@@ -496,6 +628,8 @@ def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past:
         c.held = f"snoozed until {muted.isoformat(timespec='minutes')}"
     elif item.created <= now < item.created + item.params.hold_hours * HOUR:
         c.held = "just written"
+    elif item.silent and not item.cue:
+        c.held = item.silent
     elif past.accepted and not fresh:
         c.armed = False
         c.held = "accepted in this window"
@@ -549,8 +683,8 @@ def _needs_today(c: Candidate, now: datetime) -> bool:
     if c.shown_today or not (t.urgency > 0 or t.cue > 0) or \
             c.held.startswith(("snoozed", "accepted", "fatigue")):
         return False
-    boost = p.context * (1.0 if c.item.stated_hours else p.assumed_hours)
-    return c.value - t.hours + boost >= THETA and hours_ahead(p.hours, now)
+    boost = p.context * (1.0 if c.item.stated_hours or c.item.due else p.assumed_hours)
+    return c.value - t.hours + boost >= THETA and hours_ahead(c.item.hours(now.date()), now)
 
 
 def hours_ahead(spec: str, t: datetime) -> bool:
@@ -572,13 +706,16 @@ def _hold(cands: list[Candidate], rule: str) -> None:
 def explain(t: Terms, item: Item, now: datetime) -> str:
     """Why now, in words: the cue first (set off by " · "), then the clock and the hours."""
     parts = []
-    if t.urgency > 0 and item.opens and (item.due is None or now < lead_start(item)):
+    days = (item.due - now.date()).days if item.due else None
+    if t.urgency > 0 and item.opens and (days is None or days > 0 and now < lead_start(item)):
         parts.append(f"window open since {item.opens.isoformat()}"
                      + (f", due {item.due.isoformat()}" if item.due else ""))
-    elif t.urgency > 0 and item.due:
-        days = (item.due - now.date()).days
-        parts.append("due today" if days == 0 else f"overdue since {item.due.isoformat()}"
-                     if days < 0 else f"due {item.due.isoformat()}")
+    elif t.urgency > 0 and days is not None:
+        when = f" ({item.bound} {item.at:%H:%M})" if item.at else ""
+        parts.append(("due today" if item.commitment else "today") + when if days == 0 else
+                     f"overdue since {item.due.isoformat()}" if days < 0 else
+                     ("tomorrow" if days == 1 else f"on {item.due.isoformat()}")
+                     if not item.commitment else f"due {item.due.isoformat()}")
     if t.novelty > 0.05:
         parts.append("new")
     if t.hours > 0:

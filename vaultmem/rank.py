@@ -129,6 +129,15 @@ class QueryResult:
     firing: list[commitments.FiringRow] = field(default_factory=list)  # firing now (SPEC 1)
     filters: dict = field(default_factory=dict)  # the filters given (`Filters.as_dict`)
 
+    def strip(self, ambient: int = 3) -> tuple[list, int]:
+        """What the terminal shows above the results (SPEC 5): every grounded firing and
+        the `ambient` most urgent background ones, and how many more are due. A filtered
+        query's `firing` already holds only the commitments that link a note it may
+        return."""
+        grounded = [f for f in self.firing if f["grounded"]]
+        background = [f for f in self.firing if not f["grounded"]]
+        return grounded + background[:ambient], max(len(background) - ambient, 0)
+
     def as_dict(self) -> dict:
         """The `query --json` document (SPEC 1)."""
         return {"schema": SCHEMA, "query": self.query,
@@ -358,9 +367,10 @@ def _fired_notes(firings) -> dict[int, list]:
 
 
 def _grounded_strength(note_ids, fired) -> dict[int, float]:
-    """{row: strength} for the notes of entries that fire on the query (grounded)."""
-    strength = {note_id: max(f.strength for f in fs if f.grounded)
-                for note_id, fs in fired.items() if any(f.grounded for f in fs)}
+    """{row: strength} for the notes of entries that fire on the query (grounded) with a
+    strong match: only those are placed (a weak match gets the multiplier alone)."""
+    strength = {note_id: max(f.strength for f in fs if f.grounded and f.strong)
+                for note_id, fs in fired.items() if any(f.grounded and f.strong for f in fs)}
     if not strength:
         return {}
     rows = np.flatnonzero(np.isin(note_ids, list(strength)))
@@ -473,16 +483,22 @@ def _fires_explain(firings) -> list[dict] | None:
     if not firings:
         return None
     return [{"id": f.entry.id, "grounded": f.grounded, "kind": f.kind,
-             "strength": round(f.strength, 3), "why": f.why, **f.details} for f in firings]
+             "strength": round(f.strength, 3), "confidence": f.confidence, "why": f.why,
+             **f.details} for f in firings]
 
 
 def _placement(ctx: _Ctx, i: int) -> str | None:
-    if ctx.opts.floor and ctx.fired.get(int(ctx.note_ids[i])) and any(
-            f.grounded for f in ctx.fired[int(ctx.note_ids[i])]):
-        return "pinned by --floor (grounded)"
+    fired = ctx.fired.get(int(ctx.note_ids[i])) or []
+    strong = any(f.grounded and f.strong for f in fired)
+    if ctx.opts.floor and strong:
+        return "pinned by --floor (grounded, strong match)"
     if i in ctx.natural:
-        return (f"grounded: no lower than fire_slot {ctx.opts.fire_slot} "
+        return (f"grounded, strong match: no lower than fire_slot {ctx.opts.fire_slot} "
                 f"(rank {ctx.natural[i]} by score)")
+    if strong:
+        return "grounded, strong match: ranks there on its own"
+    if any(f.grounded for f in fired):
+        return "grounded, weak match: the multiplier alone, not placed"
     return None
 
 

@@ -143,7 +143,8 @@ def related(store: Store, settings: Settings, name: str, now: datetime, fingerpr
     due = commitments.due_set(store, settings, now, None, fingerprint)
     results = [Related(rank, titles[j][0], titles[j][1], round(scores[j], 4),
                        sorted(reasons[j], key=lambda r: REASON_KINDS.index(r.kind)),
-                       _firing_on(due, j)) for rank, j in enumerate(top[:limit], start=1)]
+                       _firing_on(due, titles[j][0]))
+               for rank, j in enumerate(top[:limit], start=1)]
     return RelatedResult(path, titles.get(note, (path, path))[1], now, depth,
                          _open_commitments(store, due, note), results)
 
@@ -275,17 +276,17 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _firing_on(due: commitments.DueResult, note: int) -> list[FiringHere]:
-    """The commitments linking `note` that fire now (the due set's, not coming up)."""
-    return [FiringHere(i.entry.id, i.entry.action, i.why)
-            for i in due.firing if note in i.entry.note_ids]
+def _firing_on(due: commitments.DueResult, path: str) -> list[FiringHere]:
+    """The commitments linking the note at `path` that fire now (the due set's, not
+    coming up)."""
+    return [FiringHere(i.id, i.action, i.why) for i in due.firing if path in i.notes]
 
 
 def _open_commitments(store: Store, due: commitments.DueResult, note: int
                       ) -> list[NoteCommitment]:
     """The note's open commitments, each with whether it fires now and why (or when it
     comes up), as `vaultmem due` would say."""
-    said = {i.entry.id: i for i in due.results}
+    said = {i.id: i for i in due.results}
     out = []
     for e in commitments.open_entries(store):
         if note not in e.note_ids:

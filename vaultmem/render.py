@@ -8,11 +8,16 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .commitments import FiringRow
 
 _err_console = None
 _out_console = None
@@ -126,7 +131,7 @@ def query_result(result, as_json: bool = False, explain: bool = False, *,
     if fmt is not None:
         sys.stdout.write(listing(fmt, [hit.as_dict() for hit in result.results]))
         return
-    _firing_strip(result.firing)
+    _firing_strip(*result.strip())
     if not result.results:
         warn("no results")
         return
@@ -335,16 +340,17 @@ def _highlighted(snippet: str, query: str):
     return text
 
 
-def _firing_strip(firing: list[dict]) -> None:
-    """What fires now, above the results: each commitment, on the query or in the
-    background, and why (a due commitment is never silent)."""
-    if not firing:
-        return
+def _firing_strip(firing: list[FiringRow], more: int = 0) -> None:
+    """What fires now, above the results: each commitment that fires on the query, the
+    few most urgent in the background, and how many more are due (a due commitment is
+    never silent, and the strip never crowds the answer)."""
     out = _console(False)
     for f in firing:
         how = "[bold yellow]fires on the query[/]" if f["grounded"] else "[dim]in the background[/]"
         out.print(f"↑ [bold]{_esc(f['id'])}[/] {_esc(f['action'])} — {how}: {_esc(f['why'])}",
                   highlight=False)
+    if more:
+        out.print(f"[dim]+{more} more due — `vaultmem due`[/]", highlight=False)
 
 
 def _esc(text) -> str:
@@ -352,6 +358,21 @@ def _esc(text) -> str:
     from rich.markup import escape
 
     return escape(str(text))
+
+
+# C0 and C1 controls but tab and newline, and the bidirectional overrides and isolates.
+_UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _seen(text) -> str:
+    """Text from a note with its control characters written out (`\\x1b`): a line in the
+    ledger must not clear, retitle or reorder the terminal that prints it."""
+    return _UNSEEN.sub(lambda m: m.group().encode("unicode_escape").decode(), str(text))
+
+
+def _shown(text) -> str:
+    """`_seen`, escaped for rich."""
+    return _esc(_seen(text))
 
 
 SALIENCE_NAMES = ("importance", "activation", "centrality", "prospective", "recency")
@@ -463,10 +484,11 @@ def due(result, as_json: bool) -> None:
         if item.group != group:
             group = item.group
             out.print(f"[bold underline]{GROUP_TITLES[group]}[/]")
-        field(out, "", [Text(item.entry.action, style="bold"),
-                        Text(" " + item.entry.id, style="dim")], indent=2, hang=2)
-        field(out, "why:", [item.why])
-        field(out, "notes:", _joined(item.notes) if item.notes else ["no linked notes"])
+        field(out, "", [Text(_seen(item.action), style="bold"),
+                        Text(" " + _seen(item.id), style="dim")], indent=2, hang=2)
+        field(out, "why:", [_seen(item.why)])
+        field(out, "notes:", _joined([_seen(n) for n in item.notes]) if item.notes
+              else ["no linked notes"])
 
 
 def _table(*columns: str, no_wrap: tuple[str, ...] = (), wide: dict | None = None):
@@ -502,20 +524,20 @@ def ledger_list(result, as_json: bool) -> None:
         from rich.text import Text
 
         for r, (when, notes) in zip(result.results, rows, strict=True):
-            out.print(f"[bold]{_esc(r['id'])}[/]  {r['status']}  {_esc(when)}", overflow="ellipsis",
-                      no_wrap=True, highlight=False)
-            arrow = _joined(notes.split(", "))
+            out.print(f"[bold]{_shown(r['id'])}[/]  {r['status']}  {_shown(when)}",
+                      overflow="ellipsis", no_wrap=True, highlight=False)
+            arrow = _joined([_seen(n) for n in notes.split(", ")]) if notes else []
             if arrow:
                 arrow[0] = Text(" → ") + arrow[0]
-            field(out, "", [Text(r["action"]), *arrow,
+            field(out, "", [Text(_seen(r["action"])), *arrow,
                             *([Text(f" ({r['revisions']} revisions)", style="dim")]
                               if r["revisions"] > 1 else [])])
         return
     table = _table("id", "status", "when", "action", "notes", "rev",
                    no_wrap=("id", "status", "rev"), wide={"when": 2, "action": 3, "notes": 2})
     for r, (when, notes) in zip(result.results, rows, strict=True):
-        table.add_row(_esc(r["id"]), r["status"], _esc(when), _esc(r["action"]), _esc(notes),
-                      str(r["revisions"]))
+        table.add_row(_shown(r["id"]), r["status"], _shown(when), _shown(r["action"]),
+                      _shown(notes), str(r["revisions"]))
     out.print(table)
 
 
@@ -539,10 +561,10 @@ def ledger_history(result, as_json: bool) -> None:
         emit_json(result.as_dict())
         return
     out = _console(False)
-    out.print(f"[bold]{_esc(result.id)}[/] ({result.status}) {_esc(result.ledger)}:"
-              f"{result.line}\n  {_esc(result.raw)}", highlight=False)
+    out.print(f"[bold]{_shown(result.id)}[/] ({result.status}) {_shown(result.ledger)}:"
+              f"{result.line}\n  {_shown(result.raw)}", highlight=False)
     for rev in result.revisions:
-        out.print(f"  {rev['ts']}  [bold]{rev['kind']}[/]  {_esc(_revision_text(rev))}",
+        out.print(f"  {rev['ts']}  [bold]{rev['kind']}[/]  {_shown(_revision_text(rev))}",
                   highlight=False)
 
 
@@ -557,10 +579,12 @@ def _revision_text(rev: dict) -> str:
     if kind == "occurrence-done":
         done = f"done on {d['on']}" if d.get("on") else "done"
         due = f" (due {d['due']})" if d.get("due") else ""
-        return (f"{done}{due}; next {d.get('next_due') or d.get('next')} "
+        return (f"{done}{due}; next {d.get('next_due') or d.get('next') or 'undated'} "
                 f"(🔁 {d.get('recurrence')}); kept as {d.get('occurrence')}")
-    if kind == "rescheduled":
-        return f"{d.get('from') or 'undated'} → {d.get('to') or 'undated'}"
+    if kind == "rescheduled":  # the dates that changed, not the window they open
+        changed = d.get("fields") or {"": d}
+        return "; ".join(f"{name} {f.get('from') or 'undated'} → {f.get('to') or 'undated'}"
+                         .strip() for name, f in changed.items())
     if kind == "overridden":
         text = f"{d.get('from')!r} → {d.get('to')!r}"
         cond = d.get("condition")
@@ -662,11 +686,11 @@ def revised(result, as_json: bool) -> None:
         emit_json(result.as_dict())
         return
     sys.stdout.write(f"{result.id}\n")
-    warn(f"{result.kind}: {result.ledger}:{result.line}: {result.text}")
+    warn(f"{result.kind}: {_seen(result.ledger)}:{result.line}: {_seen(result.text)}")
     if result.occurrence:
         kept = result.occurrence["id"] or "an occurrence of its own"
-        warn(f"  the done occurrence is kept as {kept} at {result.ledger}:"
-             f"{result.occurrence['line']}: {result.occurrence['text']}")
+        warn(f"  the done occurrence is kept as {kept} at {_seen(result.ledger)}:"
+             f"{result.occurrence['line']}: {_seen(result.occurrence['text'])}")
     _not_indexed(result.indexed)
 
 

@@ -35,7 +35,7 @@ def link_summary(store: Store) -> tuple[dict[str, int], list[tuple]]:
     return counts, unresolved
 
 
-def gather(store: Store, settings: Settings) -> dict:
+def gather(store: Store, settings: Settings) -> Status:
     """The `vaultmem status` document; a damaged store is an error (StoreDamagedError)."""
     store.check()
     q = store.execute
@@ -56,25 +56,23 @@ def gather(store: Store, settings: Settings) -> dict:
         "tags": one("SELECT count(DISTINCT tag) FROM tags"),
         "ops": one("SELECT count(*) FROM ops"),
     }
-    return {
-        "vault": printable(str(settings.vault)), "db": printable(str(settings.db)),
-        "counts": counts,
-        "last_runs": {kind: last_run(store, kind) for kind in ("index", "salience")},
+    return Status(
+        vault=printable(str(settings.vault)), db=printable(str(settings.db)),
+        counts=counts,
+        last_runs={kind: last_run(store, kind) for kind in ("index", "salience")},
         # A link written with an alias stays unresolved (SPEC 2); say which note has it.
-        "unresolved_links": [{"source": p, "line": ln, "target": t, "kind": k,
-                              "alias_of": aliases.get(fold(t), [])}
-                             for p, ln, t, k in unresolved],
-        "warnings": [{"path": p, "line": ln, "message": m} for p, ln, m in q(
+        unresolved_links=[UnresolvedLink(p, ln, t, k, aliases.get(fold(t), []))
+                          for p, ln, t, k in unresolved],
+        warnings=[StatusWarning(p, ln, m) for p, ln, m in q(
             "SELECT path, line, message FROM warnings ORDER BY path, line")]
-        + [{"path": lost["ledger"], "line": None, "message": lost["message"]}
-           for lost in appended.lost(store)],
-        "ledger": _ledger_counts(store),
-        "prospective": _prospective_counts(store),
-        "candidates": _candidate_counts(store),
-        "languages": languages,
-        "multilingual": multilingual_advice(languages, settings),
-        "config": settings.as_dict(),
-    }
+        + [StatusWarning(lost["ledger"], None, lost["message"]) for lost in appended.lost(store)],
+        ledger=_ledger_counts(store),
+        prospective=_prospective_counts(store),
+        candidates=_candidate_counts(store),
+        languages=languages,
+        multilingual=multilingual_advice(languages, settings),
+        config=settings.as_dict(),
+    )
 
 
 def _ledger_counts(store: Store) -> dict:
@@ -116,31 +114,26 @@ def last_run(store: Store, kind: str) -> dict | None:
 
 
 @dataclass
-class Status:
-    """`vaultmem status`: the document `gather` builds, versioned. Its keys are its
-    attributes too, the items of its lists typed."""
+class Status(Item):
+    """`vaultmem status`: counts, last runs, unresolved links, warnings, the ledger's,
+    prospective items' and candidates' counts, and every effective setting; each key of
+    the document an attribute, the items of its lists typed."""
 
-    doc: dict
+    vault: str
+    db: str
+    counts: dict
+    last_runs: dict
+    unresolved_links: list[UnresolvedLink]
+    warnings: list[StatusWarning]
+    ledger: dict
+    prospective: dict
+    candidates: dict
+    languages: dict  # live notes per language ("" where it could not be told)
+    multilingual: str | None  # advice when the notes are in several languages
+    config: dict
 
     def as_dict(self) -> dict:
-        return {"schema": SCHEMA, **self.doc}
-
-    vault = property(lambda self: self.doc["vault"])
-    db = property(lambda self: self.doc["db"])
-    counts = property(lambda self: self.doc["counts"])
-    last_runs = property(lambda self: self.doc["last_runs"])
-    ledger = property(lambda self: self.doc["ledger"])
-    prospective = property(lambda self: self.doc["prospective"])
-    candidates = property(lambda self: self.doc["candidates"])
-    config = property(lambda self: self.doc["config"])
-
-    @property
-    def unresolved_links(self) -> list[UnresolvedLink]:
-        return [UnresolvedLink(**row) for row in self.doc["unresolved_links"]]
-
-    @property
-    def warnings(self) -> list[StatusWarning]:
-        return [StatusWarning(**row) for row in self.doc["warnings"]]
+        return {"schema": SCHEMA, **super().as_dict()}
 
 
 @dataclass

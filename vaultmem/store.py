@@ -236,7 +236,7 @@ class Store:
         """
         path = Path(path)
         if path.exists() and not path.is_file():
-            raise VaultmemError(f"{path} is not a regular file: point --db (or VAULTMEM_DB) "
+            raise VaultmemError(f"{path} is not a regular file: point `db` (or VAULTMEM_DB) "
                                 "at a store file, e.g. <vault>/.vaultmem/vaultmem.db")
         if not path.exists():
             if not create:
@@ -245,12 +245,12 @@ class Store:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise VaultmemError(f"cannot create the store at {path} "
-                                    f"({exc.strerror}): pass a writable --db") from None
+                                    f"({exc.strerror}): pass a writable `db`") from None
         store = cls._open_rw(path) if _writable(path) else None
         if store is None:
             if not path.exists():
                 raise VaultmemError(f"cannot create the store at {path} (its folder is "
-                                    "read-only): pass a writable --db")
+                                    "read-only): pass a writable `db`")
             store = cls(cls._guarded(_connect_read_only, path), path, read_only=True)
         _OPENED["last"] = path
         return store
@@ -629,7 +629,7 @@ class Store:
             "(SELECT 1 FROM vectors v WHERE v.hash = e.cond_hash AND v.fingerprint = ?) "
             "GROUP BY e.cond_hash "
             "UNION SELECT ev.hash, MIN(length(ev.text)) FROM entry_views ev "
-            "WHERE ev.kind IN ('condition', 'condition+action', 'action') "
+            "WHERE ev.kind IN ('condition', 'condition+action', 'action', 'subject') "
             "AND NOT EXISTS (SELECT 1 FROM vectors v "
             "                  WHERE v.hash = ev.hash AND v.fingerprint = ?) "
             "GROUP BY ev.hash",
@@ -745,6 +745,23 @@ class Store:
     def lexical_hits(self, text: str, chunks: int) -> list[tuple[int, float]]:
         """(chunk id, BM25) of the chunks matching `text`'s words (`lexical.search`)."""
         return lexical.search(self.conn, text, chunks)
+
+    def stem_frequencies(self, stems: dict[str, str], stem_of) -> dict[str, int]:
+        """{stem: chunks holding a word with that stem} (`lexical.stem_frequencies`),
+        kept until the store's generation changes: a query asks for the same ledger's
+        words every time."""
+        generation, key = self.generation(), frozenset(stems.items())
+        kept = getattr(self, "_stem_df", None)
+        if kept is None or kept[0] != generation:
+            kept = self._stem_df = (generation, {})
+        if key not in kept[1]:
+            try:
+                kept[1][key] = lexical.stem_frequencies(self.conn, stems, stem_of)
+            except sqlite3.OperationalError:  # no fts5vocab in this SQLite: no weights
+                kept[1][key] = {}
+            if len(kept[1]) > 64:  # contexts name different notes: keep a few
+                kept[1].pop(next(iter(kept[1])))
+        return kept[1][key]
 
     def lexical_coverage(self, text: str, chunk_ids: list[int]) -> dict[int, float]:
         """{chunk id: the share of `text`'s words it holds} (`lexical.coverage`)."""

@@ -1,32 +1,34 @@
-"""The trigger matcher and firing rules: zero inference, arithmetic only (SPEC 5).
+"""What the trigger matcher reads in a context and a condition: zero inference, word
+rules and arithmetic only (SPEC 5). The rules that weigh it are in `cue.py`.
 
-A condition matches a context when either half says so:
-
-* keyword-and-date: the stemmed content words of the condition (and any
-  `keywords::`) are found in the stemmed context, or a date named in the
-  condition has arrived;
-* semantic: some unit of the context (the whole text, each sentence, each
-  clause: a long context carries several concerns, and the moment may be one of
-  them) is close enough in meaning to some view of the entry (its condition, the
-  condition with its action; for "is the query about this entry": its action).
-  The keyword half of "about" also takes the titles and aliases of the notes the
-  entry links.
-  The units are embedded in the same model call as the query; the views at index
-  time. A unit fires only the entries it matches best (within `match_margin`):
-  one concern of a context is the moment of the commitment it resembles most,
-  not of every commitment that resembles it a little.
+* Clauses and their vetoes (`scoped_clauses`): a clause that says its event has not
+  happened (negated, pending, almost, asked) is no evidence.
+* Words: content stems (Snowball), weighed by IDF (`word_evidence`), told apart into
+  names and the rest (`name_stems`); the places a context puts one at (`placed_stems`);
+  the kinds of event it speaks of (`event_kinds`); the names a linked note carries
+  (`note_names`).
+* Meaning: the context as units (the whole text, its sentences and clauses, and the
+  told part without vetoed clauses), embedded in the same model call as the query; the
+  entry's views (its condition, "When condition, action", its action, its names alone)
+  at index time. `semantic_evidence` finds each entry's best unit-view pair and its lead
+  over every other entry on that unit: one concern of a context is the moment of the
+  commitment it resembles most, not of every commitment that resembles it a little.
+* Dates: a date written in a condition that has arrived (`keyword_match`).
 
 Every decision carries a human reason.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is loaded by the semantic half only: an index run needs words
+    import numpy as np
 
 STOP = frozenset("""
 a an the and or but if when whenever once then than so to of in on at by for from with
@@ -45,7 +47,8 @@ ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # Punctuation that ends a clause when a space follows (not "7:30", "4,200" or "e.g.x").
 CLAUSE_BREAK = re.compile(r"(?:[.!?;:,]+(?=\s|$)|[—()])\s*|\s+-\s+|\n+")
-LEADING_JOIN = re.compile(r"^(?:and|but|so|also|plus)\s+", re.IGNORECASE)
+LEADING_JOIN = re.compile(r"^(?:and then|and|but|so|also|plus|though|although|whereas|while|"
+                          r"except)\s+", re.IGNORECASE)
 MAX_UNITS = 16  # bounds the one embedding call per query
 
 # Which views of an entry the semantic half compares the context with: "is this its
@@ -54,7 +57,7 @@ MAX_UNITS = 16  # bounds the one embedding call per query
 # a word or two, whose vector resembles any query on the same topic.
 TRIGGER_VIEWS = ("condition", "condition+action")
 ABOUT_VIEWS = ("action", "condition", "condition+action")
-EMBEDDED_VIEWS = ("condition", "condition+action", "action")
+EMBEDDED_VIEWS = ("condition", "condition+action", "action", "subject")
 
 
 @lru_cache(maxsize=1)
@@ -68,21 +71,23 @@ def _stemmer():
 
 def stem_words(words: list[str]) -> list[str]:
     """Snowball English stems of lower-cased words, in order."""
-    return [_stem(word) for word in words]
+    return [stem(word) for word in words]
 
 
 @lru_cache(maxsize=1 << 16)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     # Words repeat (a query's snippets stem every word of ten chunks): the pure-Python
     # stemmer is the cost, a dictionary hit is not.
     return _stemmer().stemWord(word)
 
 
-def content_stems(text: str) -> set[str]:
-    """Stemmed content words: lower-cased, stop words and one-letter words dropped."""
+@lru_cache(maxsize=4096)
+def content_stems(text: str) -> frozenset[str]:
+    """Stemmed content words: lower-cased, stop words and one-letter words dropped.
+    (Cached: the matcher asks for each condition's stems several times per context.)"""
     words = [w.lower().replace("'s", "") for w in WORD.findall(text)]
     words = [w for w in words if len(w) > 1 and w not in STOP]
-    return set(stem_words(words))
+    return frozenset(stem_words(words))
 
 
 @dataclass(frozen=True)
@@ -118,12 +123,240 @@ def keyword_match(condition: str | None, keywords: tuple[str, ...], context: str
     return Match(False, "", score)
 
 
+# -- the condition's words, weighed (IDF) and told apart (names, the event) ------------
+
+# Words the stop list drops that still carry a condition's event once its names are set
+# aside: "when Ana is back", "when the results are in", "when I'm home". They decide only
+# whether a condition names an event besides its names, never count as evidence.
+EVENT_PARTICLES = frozenset("back home here in out over round again".split())
+NAME_WORD = re.compile(r"[A-Z][^\W\d_]*(?:['’][^\W\d_]+)?")
+
+
+def name_stems(condition: str) -> set[str]:
+    """Stems of the condition's names: its capitalised content words, not "I" ("Ana",
+    "Porto", "Dr Osei", "Sparks Ltd"; a linked note's title is no name here: "the tiles
+    are delivered" linking [[Stokes Croft Tiles]] is about tiles)."""
+    found = {w.lower().replace("'s", "") for w in NAME_WORD.findall(condition)
+             if w.lower().replace("'s", "") not in STOP and len(w) > 1}
+    return set(stem_words(sorted(found)))
+
+
+def subject_text(condition: str) -> str:
+    """The condition's names as written, in order ("Ana Porto" for "when Ana is back from
+    Porto"): embedded as the entry's subject view when the condition also names an event,
+    so that a context close to the names alone ("Ana sent a photo from Porto") is told
+    from one close to the whole condition."""
+    names = name_stems(condition)
+    if not names or not names_an_event(condition, names):
+        return ""
+    said = [w for w in WORD.findall(condition)
+            if stem(w.lower().replace("'s", "")) in names]
+    return " ".join(w.replace("'s", "") for w in said)
+
+
+def names_an_event(condition: str, names: set[str]) -> bool:
+    """Whether the condition says something happens besides naming who or where: a content
+    word that is not a name, or an event particle ("back", "home")."""
+    words = {w.lower() for w in WORD.findall(condition)}
+    return bool(content_stems(condition) - names) or bool(words & EVENT_PARTICLES)
+
+
+# "When I'm at the hardware shop", "when I'm next at Parkside": a condition of presence
+# holds when the context puts the person there, not when it names the place ("a reply
+# from the bank", "my font library", "Mum rang" do not satisfy "I'm at the bank",
+# "I'm at the library", "I'm at Mum's").
+PRESENCE = re.compile(r"^\s*(?:i'?m|i’m|i am|we'?re|we’re|we are)\s+(?:\w+\s+)?"
+                      r"(?:at|in|inside)\s+(?P<place>.+)$", re.IGNORECASE)
+AT = frozenset("at in into inside".split())
+PLACE_REACH = 4  # words after "at"/"in" that may name the place ("at the big Tesco")
+
+
+def place_of(condition: str) -> str:
+    """The place of a presence condition ("the hardware shop"), else ""."""
+    found = PRESENCE.match(condition or "")
+    return found.group("place") if found else ""
+
+
+def placed_stems(context: str, ahead: bool = False) -> set[str]:
+    """Stems of the words the context puts the person at: the name after "at", "in",
+    "into" or "inside" (past an article or a possessive, up to PLACE_REACH words, up to
+    the next small word), in an affirmed clause ("In Bishop's on Gloucester Road" gives
+    bishop; "Now in the post office", "popped into Wickes"; "at Ashby Road with Siobhan"
+    gives ashby and road, not Siobhan)."""
+    out: set[str] = set()
+    for clause in scoped_clauses(context):
+        if _vetoes(clause.veto, ahead):
+            continue
+        words = [w.lower().replace("’s", "").replace("'s", "") for w in WORD.findall(clause.text)]
+        for i, word in enumerate(words):
+            if word not in AT:
+                continue
+            after = words[i + 1:]
+            while after and after[0] in DETERMINERS:
+                after = after[1:]
+            for w in after[:PLACE_REACH]:
+                if w in STOP:
+                    break
+                if len(w) > 1:
+                    out.add(stem(w))
+    return out
+
+
+DETERMINERS = frozenset("the a an my our his her their your this that".split())
+
+
+# A condition is an event about someone or something: "Priya's quote comes in", "Gary
+# calls back", "it rains". Most are of a few kinds (the frames of FrameNet's Arriving,
+# Communication and Weather), each told by a closed class of words. When the context
+# names the condition's subject (its names, or a name only its linked note carries) and
+# an event of the condition's kind, the condition holds: "Hillside's receptionist left a
+# voicemail" for "when Dr Osei's office gets back to me", [[Dr Osei]] working at
+# Hillside. A phrase is matched on whole words, a word on its stem.
+EVENT_KINDS: dict[str, tuple[str, ...]] = {
+    "arrival": ("arrive", "arrives", "arrived", "arriving", "arrival", "delivered",
+                "delivery", "deliver", "delivers", "came", "comes", "come", "landed",
+                "lands", "turned up", "turns up", "dropped off", "in the post", "doormat",
+                "parcel", "courier", "collected", "is back", "are back", "'s back", "back from",
+                "back home", "got home", "came home", "is home", "'s home", "returned",
+                "returns",
+                "walked in", "got in", "here", "come through", "came through", "came in",
+                "come in", "has come", "have come"),
+    "message": ("call", "calls", "called", "calling", "rang", "rings", "ringing", "phoned",
+                "phone", "voicemail", "texted", "text", "email", "emailed", "emails",
+                "message", "replied", "replies", "reply", "answered", "answers", "wrote",
+                "writes", "write back", "letter", "got back", "gets back", "get back",
+                "call back", "calls back", "called back", "ring back", "rang back",
+                "confirmed", "confirms", "confirm", "sent", "sends", "send", "says", "said",
+                "feedback", "comments", "heard", "in touch"),
+    "rain": ("rain", "rains", "raining", "rained", "pouring", "poured", "drizzle",
+             "drizzly", "downpour", "bucketing", "showers", "heavy shower", "spitting",
+             "wet", "storm", "thunder"),
+    "dry": ("dry", "sunny", "sunshine", "sun", "blue sky", "cloudless", "not a cloud",
+            "baked", "not a drop", "glorious"),
+    "wind": ("windy", "wind", "gale", "gusts", "gusty", "blowing"),
+    "still": ("still day", "calm", "no wind", "not a breath"),
+}
+
+
+def name_stems_in(text: str) -> set[str]:
+    """Stems of the capitalised words of `text`: where a context names someone or
+    something ("Hillside", "Ana"; "coffee" in "Alarm, coffee, side gate" names nothing)."""
+    return {stem(w.lower().replace("’s", "").replace("'s", "")) for w in NAME_WORD.findall(text)
+            if len(w) > 1}
+
+
+def told_sentences(text: str, ahead: bool = False) -> list[str]:
+    """The sentences of the context without their vetoed clauses (see `scoped_clauses`)."""
+    out = []
+    for sentence in SENTENCE_END.split(text):
+        told = affirmed_text(sentence, ahead)
+        if told.strip():
+            out.append(told)
+    return out
+
+
+def event_kinds(text: str) -> set[str]:
+    """The kinds of event `text` speaks of (see EVENT_KINDS), by whole words."""
+    flat = " " + " ".join(w.lower().replace("’", "'").replace("'s", " 's")
+                          for w in WORD.findall(text)) + " "
+    return {kind for kind, words in EVENT_KINDS.items()
+            if any(f" {w} " in flat for w in words)}
+
+
+@dataclass(frozen=True)
+class Words:
+    """The keyword half's evidence for one condition."""
+
+    coverage: float  # IDF-weighted share of the condition's content words in the context
+    found: tuple[str, ...] = ()  # the stems found, rarest first
+    names_only: bool = False  # all found are names, and the condition names an event too
+    rarest: str = ""  # the condition's rarest word that is not a name, if it was not found
+
+    def why(self) -> str:
+        if not self.found:
+            return "no word of the condition"
+        said = ", ".join(self.found)
+        if self.names_only:
+            return f"only its names ({said}): the event is not said"
+        missing = f"; not its rarest word, {self.rarest}" if self.rarest else ""
+        return f"words {said} ({self.coverage:.0%} of the condition's weight{missing})"
+
+
+def word_evidence(condition: str, context: str, weight: dict[str, float]) -> Words:
+    """How much of the condition the context says, each word weighted by how rare it is
+    in the vault (`weight`: stem -> IDF; a stem not in it weighs 1): a rare word ("roofer")
+    is evidence, an everyday one ("evening", "home") hardly. Names found without the
+    event ("Ana" and "Porto" for "when Ana is back from Porto", no "back") are flagged,
+    and so is a missing rarest word (what tells "Dad's electricity bill" from a water
+    bill: the word most specific to this condition)."""
+    wanted = content_stems(condition)
+    if not wanted:
+        return Words(0.0)
+    w = {stem: max(weight.get(stem, 1.0), 0.0) for stem in wanted}
+    total = sum(w.values()) or 1.0
+    found = wanted & content_stems(context)
+    order = tuple(sorted(found, key=lambda stem: (-w[stem], stem)))
+    names = name_stems(condition)
+    particles = _particles(condition)
+    names_only = (bool(found) and found <= names and names_an_event(condition, names)
+                  and not (particles and particles <= _particles(context)))
+    plain = sorted(wanted - names, key=lambda stem: (-w[stem], stem))
+    rarest = plain[0] if plain and plain[0] not in found else ""
+    return Words(sum(w[stem] for stem in found) / total, order, names_only, rarest)
+
+
+def place_coverage(place: str, context: str, weight: dict[str, float]) -> tuple[float, tuple]:
+    """The IDF-weighted share of the place's words that the context puts the person at
+    (see `placed_stems`), and those words."""
+    wanted = content_stems(place)
+    if not wanted:
+        return 0.0, ()
+    w = {stem: max(weight.get(stem, 1.0), 0.0) for stem in wanted}
+    found = wanted & placed_stems(context)
+    return sum(w[s] for s in found) / (sum(w.values()) or 1.0), tuple(sorted(found))
+
+
+# -- names a linked note carries -----------------------------------------------------
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*(?:[-*+>#]+\s*|\d+[.)]\s*)?)$")
+
+
+def note_names(text: str, heading: bool = False) -> list[str]:
+    """The proper names a note carries in its text, in order, once each: capitalised words
+    that do not open a sentence, a line or a list item ("Care coordinator: **Janine
+    Pratt**" gives Janine, Pratt; "Ordered from Rapid Electronics" gives Rapid,
+    Electronics). A context that names one of them names what the note is about, in
+    words the condition may not use (the clinic's receptionist for "Dr Osei's office").
+    A `heading` (a title, an alias) is names throughout: its first word too."""
+    plain = ("x " if heading else "") + re.sub(r"[*_`\[\]]", "", text)
+    out: dict[str, None] = {}
+    for match in NAME_WORD.finditer(plain):
+        word = match.group(0)
+        bare = word.lower().replace("'s", "").replace("’s", "")
+        short = len(bare) < 3 and not word[:2].isupper()  # "GL Plumbing" names; "Mr" not
+        if bare in STOP or short or _SENTENCE_START.search(plain[:match.start()]):
+            continue
+        out.setdefault(word.replace("'s", "").replace("’s", ""), None)
+    return list(out)
+
+
+def _particles(text: str) -> set[str]:
+    return {w.lower() for w in WORD.findall(text)} & EVENT_PARTICLES
+
+
+def idf(df: int, total: int) -> float:
+    """BM25's inverse document frequency, ln(1 + (N − n + ½) / (n + ½)): the weight a word
+    in n of N chunks gets, as the lexical leg gives it."""
+    return math.log(1.0 + (max(total - df, 0) + 0.5) / (df + 0.5))
+
+
 # -- the context, in units -----------------------------------------------------------
 
 @dataclass(frozen=True)
 class Unit:
     text: str
-    kind: str  # "query" (the whole context) | "sentence" | "clause"
+    kind: str  # "query" (the whole context) | "sentence" | "clause" | "affirmed"
+    veto: str = ""  # the not-yet or negation cue in it ("still no", "drove past"), if any
 
 
 UNIT_KINDS = {"whole": (), "sentences": ("sentence",), "clauses": ("sentence", "clause")}
@@ -136,7 +369,8 @@ def context_units(text: str, split: str = "clauses") -> list[Unit]:
     Clauses are split at punctuation (commas, semicolons, colons, dashes) with a
     leading "and"/"but" dropped; a clause needs two words to carry a concern.
     """
-    units = [Unit(text, "query")]
+    scoped = scoped_clauses(text)
+    units = [Unit(text, "query", _veto_within(text, scoped))]
     seen = {text.strip()}
     sentences = [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
     clauses = [LEADING_JOIN.sub("", c.strip(" .,;:!?-—")) for c in CLAUSE_BREAK.split(text)]
@@ -149,8 +383,116 @@ def context_units(text: str, split: str = "clauses") -> list[Unit]:
         for part in parts:
             if part not in seen and len(units) < MAX_UNITS:
                 seen.add(part)
-                units.append(Unit(part, kind))
+                units.append(Unit(part, kind, _veto_within(part, scoped)))
+    affirmed = ". ".join(LEADING_JOIN.sub("", c.text.strip(" .,;:!?-—")) for c in scoped
+                         if not c.veto)
+    if any(u.veto for u in units) and len(affirmed.split()) >= 2 and affirmed not in seen:
+        units.insert(1, Unit(affirmed, "affirmed"))  # the context without its vetoed clauses
+        del units[MAX_UNITS:]
     return units
+
+
+# -- not yet, not quite, not at all: cues scoped to their clause (the NegEx family) ---
+
+# A clause that says its event has not happened is no evidence for it, whatever words it
+# shares with a condition: negated ("still no word from the roofer"), pending or
+# anticipated ("the parcel should arrive tomorrow", "she'll call"), almost ("drove past
+# the shop"), hypothetical or asked ("if it rains", "has the quote come?"). After NegEx
+# (Chapman et al. 2001), with the clause as the scope of a cue instead of a word window:
+# contexts are short, and a clause boundary is where NegEx's scope ends in practice.
+VETO_CUES: tuple[tuple[str, str], ...] = (
+    ("negated", r"\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot)\b|n't\b"),
+    ("pending", r"\b(?:will|shall|gonna|should|supposed to|about to|going to|coming to|"
+                r"(?:is|are|am)\s+coming|"
+                r"due to|yet|delayed|tomorrow|tonight|soon|next (?:week|month|year|time|\w+day)|"
+                r"this (?:evening|afternoon|weekend)|expect(?:s|ed|ing)?|"
+                r"hop(?:e|es|ed|ing)|might|maybe|perhaps|probably|forecast|can wait|"
+                r"(?:waiting|wait) (?:for|on|till|until)|plan(?:s|ned|ning)? to|heading|"
+                r"on (?:my|her|his|their|our|the) way to|on its way|"
+                r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+                r"(?:radio|forecast|app|met office) says)\b|'ll\b"
+                # a scheduled arrival, told in the present: "her flight lands at eleven"
+                r"|\b(?:lands|arrives|gets in|comes in|is due|are due|leaves)\b[^.;]*?"
+                r"\b(?:at|by|around) (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
+                r"eleven|twelve|noon|midnight|half)"
+                r"|\bby (?:lunch(?:time)?|the (?:evening|afternoon|weekend)|\w+day)\b"),
+    ("almost", r"\b(?:drove|walked|went|cycled|ran|rode|driving|walking|passed|passing) "
+               r"(?:past|by)\b|\b(?:nearly|almost)\b"),
+    ("hypothetical", r"\b(?:if|unless|in case|whether|would|wish)\b"),
+)
+_VETO = [(kind, re.compile(rx, re.IGNORECASE)) for kind, rx in VETO_CUES]
+# Where a cue's scope ends: clause punctuation, and the conjunctions that start another
+# clause ("drove past the shop but didn't stop": both halves are vetoed, each by its own).
+SCOPE_BREAK = re.compile(
+    r"(?:[.!?;:,]+(?=\s|$)|[—()])\s*|\s+-\s+|\n+|\s+(?=(?:but|though|although|whereas|"
+    r"while|except|and then|so)\s)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a context and the cue that vetoes it ("" if none)."""
+
+    text: str
+    veto: str = ""
+
+
+def scoped_clauses(text: str) -> list[Clause]:
+    """The context's clauses, each with its veto: its first not-yet or negation cue as
+    "kind: words", a question "question: ?" (asked, not told)."""
+    out = []
+    for match in _clause_spans(text):
+        part = match.strip()
+        if part:
+            out.append(Clause(part, veto_of(part)))
+    return out
+
+
+def _clause_spans(text: str) -> list[str]:
+    pieces, start = [], 0
+    for m in SCOPE_BREAK.finditer(text):
+        pieces.append(text[start:m.end()])
+        start = m.end()
+    pieces.append(text[start:])
+    return pieces
+
+
+def veto_of(clause: str) -> str:
+    """The first cue in `clause` that says its event has not happened, as "kind: words"."""
+    if clause.rstrip().endswith("?"):
+        return "question: ?"
+    for kind, rx in _VETO:
+        found = rx.search(clause)
+        if found:
+            return f"{kind}: {found.group(0).strip().lower()}"
+    return ""
+
+
+def _veto_within(unit: str, scoped: list[Clause]) -> str:
+    """The veto of the first vetoed clause that lies in `unit`, else ""."""
+    flat = " ".join(unit.split())
+    for clause in scoped:
+        body = " ".join(clause.text.strip(" .,;:!?-—").split())
+        if clause.veto and body and body in flat:
+            return clause.veto
+    return ""
+
+
+def affirmed_text(text: str, ahead: bool = False) -> str:
+    """The context without its vetoed clauses: what the keyword half may read. `ahead`:
+    for a condition that is itself about what is coming ("when the guests are coming"),
+    a clause that says something is coming is evidence, not a veto."""
+    return ". ".join(LEADING_JOIN.sub("", c.text.strip(" .,;:!?-—"))
+                     for c in scoped_clauses(text) if not _vetoes(c.veto, ahead))
+
+
+def _vetoes(veto: str, ahead: bool) -> bool:
+    return bool(veto) and not (ahead and veto.startswith("pending"))
+
+
+def looks_ahead(condition: str) -> bool:
+    """Whether the condition is itself about what is coming or planned ("the guests are
+    coming", "before the trip"): then a context that says it is coming meets it."""
+    return veto_of(condition or "").startswith("pending")
 
 
 @dataclass(frozen=True)
@@ -189,14 +531,17 @@ class View:
 
 @dataclass(frozen=True)
 class SemanticHit:
-    score: float
+    score: float  # the cosine of the unit to the view
     unit: Unit
     view: View
+    lead: float = 0.0  # over the best cosine any other entry gets from that unit
+    subject: float | None = None  # that unit's cosine to the entry's names alone
 
     def why(self, half: str) -> str:
         said = "" if self.unit.kind == "query" else f" «{_short(self.unit.text)}»"
-        return (f"{half} by meaning: the context{said} ~ {self.view.kind} "
-                f"«{_short(self.view.text)}» (cosine {self.score:.2f})")
+        lead = "" if self.view.role != "trigger" else f", {self.lead:+.2f} over the next entry"
+        return (f"{half + ' ' if half else ''}by meaning: the context{said} ~ {self.view.kind} "
+                f"«{_short(self.view.text)}» (cosine {self.score:.2f}{lead})")
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -204,36 +549,88 @@ def _short(text: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def best_matches(context: Context, views: list[View], thresholds: dict[str, float],
-                 clause_offset: float, margin: float,
-                 floors: dict[int, float] | None = None) -> dict[int, SemanticHit]:
-    """{owner: its strongest firing unit-view pair} over every candidate at once.
+def semantic_evidence(context: Context, views: list[View], clause_offset: float,
+                      margin: float = 0.0, ahead: frozenset = frozenset()
+                      ) -> dict[int, SemanticHit]:
+    """{owner: its best unit-view pair} over every candidate at once, with the pair's lead
+    over the other owners on that unit and the unit's cosine to the owner's subject view.
 
-    `thresholds[view.role]`: the cosine a view needs from the whole context or a
-    sentence; a clause needs `clause_offset` more (a short text is a noisier vector).
-    `floors[owner]`: a cosine the owner's views must reach in any case (see
-    `commitments`: a share of the context's best cosine to a note the entry does not
-    link). A unit fires an owner only if that owner's score is within `margin` of the
-    best score any owner gets from that unit.
+    The calibration is the ledger itself: a cosine means little alone (MiniLM puts two
+    unrelated errands at 0.3-0.5), but a unit much closer to one entry than to every
+    other is that entry's moment. The best pair is the highest cosine among the units
+    that lead by `margin`, else the highest of all (to say why it did not fire). A clause
+    counts `clause_offset` less (a short text is a noisier vector). A trigger view is
+    never matched by a vetoed unit (one whose clause says the event has not happened);
+    "is the query about it" may be, and so may the owners in `ahead` by a unit that only
+    says something is coming (see `looks_ahead`).
     """
     if context.vecs is None or not views:
         return {}
+    import numpy as np
+
     dim = context.vecs.shape[1]
     views = [v for v in views if v.vec.shape == (dim,)]
-    if not views:
+    ranked = [v for v in views if v.role != "subject"]
+    if not ranked:
         return {}
-    sims = context.vecs @ np.stack([v.vec for v in views]).T  # units x views
-    best_per_unit = sims.max(axis=1)
-    clause = np.array([u.kind == "clause" for u in context.units])
+    sims = context.vecs @ np.stack([v.vec for v in ranked]).T  # units x views
+    owners = sorted({v.owner for v in ranked})
+    per_owner = np.full((len(context.units), len(owners)), -1.0)
+    for col, view in enumerate(ranked):
+        k = owners.index(view.owner)
+        per_owner[:, k] = np.maximum(per_owner[:, k], sims[:, col])
+    penalty = np.array([_pen(u, clause_offset) for u in context.units])
+    vetoed = np.array([bool(u.veto) for u in context.units])
+    pending = np.array([u.veto.startswith("pending") for u in context.units])
+    subjects = {v.owner: v for v in views if v.role == "subject"}
     out: dict[int, SemanticHit] = {}
-    for col, view in enumerate(views):
-        need = np.maximum(thresholds[view.role] + np.where(clause, clause_offset, 0.0),
-                          (floors or {}).get(view.owner, -1.0))
-        ok = (sims[:, col] >= need) & (sims[:, col] >= best_per_unit - margin)
-        if not ok.any():
+    for col, view in enumerate(ranked):
+        others = np.delete(per_owner, owners.index(view.owner), axis=1)
+        rival = np.maximum(others.max(axis=1), 0.0) if others.shape[1] else np.zeros(
+            len(penalty))
+        lead = sims[:, col] - rival
+        usable = np.ones(len(vetoed), bool)
+        if view.role == "trigger":
+            usable = ~(vetoed & ~pending) if view.owner in ahead else ~vetoed
+        adjusted = np.where(usable, sims[:, col] - penalty, -np.inf)
+        leading = np.where(lead >= margin, adjusted, -np.inf)
+        pick = leading if np.isfinite(leading).any() else adjusted
+        if not np.isfinite(pick).any():
             continue
-        row = int(np.flatnonzero(ok)[np.argmax(sims[ok, col])])
-        score = float(sims[row, col])
-        if view.owner not in out or score > out[view.owner].score:
-            out[view.owner] = SemanticHit(score, context.units[row], view)
+        row = int(np.argmax(pick))
+        hit = SemanticHit(float(sims[row, col]), context.units[row], view, float(lead[row]))
+        if not _better(hit, out.get(view.owner), clause_offset, margin):
+            continue
+        subject = subjects.get(view.owner)
+        near = float(context.vecs[row] @ subject.vec) if subject is not None else None
+        out[view.owner] = SemanticHit(hit.score, hit.unit, view, hit.lead, near)
     return out
+
+
+def _better(hit: SemanticHit, than: SemanticHit | None, clause_offset: float,
+            margin: float) -> bool:
+    """A pair that leads by `margin` beats one that does not; then the higher cosine."""
+    if than is None:
+        return True
+    return _rank_key(hit, clause_offset, margin) > _rank_key(than, clause_offset, margin)
+
+
+def _rank_key(hit: SemanticHit, clause_offset: float, margin: float) -> tuple[bool, float]:
+    return hit.lead >= margin, hit.score - _pen(hit.unit, clause_offset)
+
+
+def _pen(unit: Unit, clause_offset: float) -> float:
+    return clause_offset if unit.kind == "clause" else 0.0
+
+
+def best_matches(context: Context, views: list[View], thresholds: dict[str, float],
+                 clause_offset: float, margin: float,
+                 floors: dict[int, float] | None = None) -> dict[int, SemanticHit]:
+    """{owner: its best unit-view pair} where that pair fires: the cosine reaches
+    `thresholds[view.role]` (a clause `clause_offset` more), leads every other owner on
+    that unit by `margin`, and reaches `floors[owner]` (see `commitments`: a share of the
+    context's best cosine to a note the entry does not link)."""
+    hits = semantic_evidence(context, views, clause_offset, margin)
+    return {owner: hit for owner, hit in hits.items()
+            if hit.score - _pen(hit.unit, clause_offset) >= thresholds[hit.view.role]
+            and hit.lead >= margin and hit.score >= (floors or {}).get(owner, -1.0)}

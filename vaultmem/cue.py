@@ -1,0 +1,186 @@
+"""Is this context the moment of that commitment? The matcher's rules (SPEC 5), over
+evidence already computed: zero inference, arithmetic and word rules only.
+
+A match is a cue, not a mention. Three kinds of evidence can say a condition holds, each
+read only from the clauses that do not deny it (see `trigger.scoped_clauses`: "still no
+word from the roofer", "drove past the shop" are no evidence at all):
+
+* words: the condition's own words, weighed by how rare they are in the vault, with its
+  most specific word among them, and not its names alone ("Ana" and "Porto" do not say
+  Ana is back); a place ("when I'm at the bank") is named only where the context puts
+  the person at it ("in the bank", not "a reply from the bank");
+* meaning: the context (or one of its sentences or clauses) is much closer to this
+  entry's condition than to any other entry's (the ledger is the calibration: MiniLM puts
+  unrelated errands at 0.3-0.5 of each other), and closer than to the condition's names;
+* event: the context names the condition's subject (its names, or a name only the notes
+  it links carry) and says an event of the condition's kind happened (an arrival, a
+  message, the weather; see `trigger.EVENT_KINDS`).
+
+Meaning, or words and an event together, is a strong cue: the entry's notes are placed
+at `fire_slot`. Words or an event alone is a weak cue: it fires (the entry is due), and
+its notes get only the multiplier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import trigger
+from .config import Settings
+
+WEATHER = frozenset({"rain", "dry", "wind", "still"})
+
+
+@dataclass(frozen=True)
+class Cue:
+    """The matcher's answer for one entry and one context: does the context fire the
+    entry's trigger, how strongly, and why. `strong`: evidence enough for placement at
+    `fire_slot`; a weak cue fires but gets only the multiplier. `evidence` says which
+    evidence counted (words and their weight, meaning and its lead, the event, vetoes)."""
+
+    fired: bool
+    strong: bool
+    strength: float
+    why: str
+    evidence: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the context says of one condition, computed for every entry at once."""
+
+    condition: str
+    words: trigger.Words
+    hit: trigger.SemanticHit | None = None  # the semantic half's best pair for this entry
+    floor: float = -1.0  # the cosine meaning must reach (note_ratio of another note's)
+    place: tuple[str, ...] = ()  # for "I'm at X": X's words the context puts one at
+    place_words: tuple[str, ...] = ()  # all of X's words
+    subject: tuple[str, ...] = ()  # the subject's names found (the condition's, its notes')
+    said: frozenset = frozenset()  # event kinds told: the weather, or beside the subject
+    keyword: str = ""  # a `keywords::` entry found whole
+    dated: str = ""  # a date written in the condition that has arrived
+    vetoes: tuple[str, ...] = ()  # the cues that vetoed clauses of the context
+    measured: bool = True  # the store holds vectors in the context's model's space
+
+    @property
+    def kinds(self) -> frozenset:
+        return frozenset(trigger.event_kinds(self.condition))
+
+
+def decide(ev: Evidence, settings: Settings) -> Cue:
+    """Apply the rules (module docstring) to one entry's evidence."""
+    details = _details(ev)
+    if ev.dated:  # a date in the condition: the window opened, no context needed
+        return Cue(True, False, 1.0, ev.dated, {**details, "half": "date",
+                                                  "confidence": None})
+    held = {"keywords": _words_hold(ev, settings), "meaning": _meaning_holds(ev, settings),
+            "event": _event_holds(ev, settings)}
+    paths = [name for name, (ok, _) in held.items() if ok]
+    if not paths:
+        why = next((why for _, why in held.values() if why), "no evidence")
+        return Cue(False, False, 0.0, why, {**details, "half": None, "confidence": None})
+    hit = ev.hit
+    # Meaning that stands out from every other entry is the strongest single kind (the
+    # ledger itself calibrates it); words or an event alone can be a likeness of the same
+    # kind, so they are placed only when both agree.
+    strong = "meaning" in paths or len(paths) >= 2
+    confidence = "strong" if strong else "weak"
+    strength = max(ev.words.coverage if "keywords" in paths else 0.0,
+                   hit.score if hit is not None and "meaning" in paths else 0.0,
+                   0.5 if "event" in paths else 0.0)
+    why = f"trigger matched ({confidence} cue): " + "; ".join(held[name][1] for name in paths)
+    return Cue(True, strong, strength, why, {**details, "half": "+".join(paths),
+                                             "confidence": confidence})
+
+
+def _words_hold(ev: Evidence, settings: Settings) -> tuple[bool, str]:
+    """The keyword half, or why it does not hold ("" when it has nothing to say)."""
+    if ev.keyword:
+        return True, f"keyword {ev.keyword}"
+    if ev.place_words:
+        if ev.place and set(ev.place) >= set(ev.place_words) or _linked_place(ev):
+            where = ", ".join(ev.place) or ", ".join(ev.subject)
+            return True, f"at {where}"
+        if ev.words.found:
+            return False, f"the place is named ({', '.join(ev.words.found)}), not where one is"
+        return False, ""
+    w = ev.words
+    if not w.found or w.coverage < settings.keyword_threshold:
+        return False, w.why() if w.found else ""
+    if w.names_only or w.rarest:
+        return False, w.why()
+    # Meaning must not point at another entry; with no vectors in this model's space
+    # (never embedded, or another model's), words are all there is to go on. A store that
+    # has them but none of this entry's (not embedded yet) cannot say it does not.
+    if ev.hit is None and ev.measured:
+        return False, f"{w.why()}, but its meaning is not embedded yet to compare"
+    if ev.hit is not None and ev.hit.lead < settings.support_margin:
+        return False, f"{w.why()}, but the context is closer to another entry"
+    return True, f"words {', '.join(w.found)} ({w.coverage:.0%} of its weight)"
+
+
+def _linked_place(ev: Evidence) -> bool:
+    """A linked note's own name that the context puts one at ("In Bishop's on Gloucester
+    Road" for "when I'm at the hardware shop" linking [[Bishop's Ironmongery]])."""
+    return bool(set(ev.subject) & set(ev.place))
+
+
+def _meaning_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
+    """The semantic half, or why it does not hold."""
+    hit = ev.hit
+    if hit is None or hit.view.role != "trigger":
+        return False, ""
+    need = settings.semantic_threshold + (settings.clause_offset if hit.unit.kind == "clause"
+                                          else 0.0)
+    if hit.score < need:
+        return False, ""
+    if hit.lead < settings.match_margin + (need - settings.semantic_threshold):
+        return False, (f"meaning not specific: cosine {hit.score:.2f}, {hit.lead:+.2f} over "
+                       "the next entry")  # a clause, a noisier vector, needs more lead too
+    if hit.score < ev.floor:
+        return False, "meaning: the context is about another note"
+    if hit.subject is not None and hit.score - hit.subject < settings.subject_margin:
+        return False, (f"only its names: cosine {hit.score:.2f} to the condition, "
+                       f"{hit.subject:.2f} to its names alone")
+    return True, hit.why("")
+
+
+def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
+    """The event rule, or why it does not hold."""
+    kinds = ev.kinds
+    if not kinds:
+        return False, ""
+    weather = kinds & WEATHER
+    said = kinds & ev.said
+    if weather:  # no subject to name: the weather words are the whole condition
+        if weather <= ev.said:
+            return True, f"the weather ({', '.join(sorted(weather))})"
+        return False, ""
+    if not said:
+        return False, ""
+    if not ev.subject:
+        return False, ""
+    if ev.hit is None or ev.hit.lead < -settings.support_margin:
+        return False, (f"{_a(said)} about {', '.join(ev.subject)}, but the context is "
+                       "closer to another entry")
+    return True, f"{_a(said)} about {', '.join(ev.subject)}"
+
+
+def _a(kinds: frozenset) -> str:
+    """"an arrival", "a message, rain": the kinds of event said, with their article."""
+    said = ", ".join(sorted(kinds))
+    return ("an " if said[:1] in "aeiou" else "a ") + said
+
+
+def _details(ev: Evidence) -> dict:
+    """Which evidence was there, for `due --json` and `--explain`."""
+    hit = ev.hit
+    out = {"keyword_score": round(ev.words.coverage, 3), "words": list(ev.words.found),
+           "semantic_score": None if hit is None else round(hit.score, 3),
+           "lead": None if hit is None else round(hit.lead, 3),
+           "subject": list(ev.subject), "event": sorted(ev.kinds & ev.said),
+           "veto": list(ev.vetoes)}
+    if hit is not None:
+        out.update(view=hit.view.kind, view_text=hit.view.text, unit=hit.unit.kind,
+                   unit_text=hit.unit.text)
+    return out
