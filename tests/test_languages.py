@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 from typer.testing import CliRunner
 
-from vaultmem import config, indexer, lexical
+from vaultmem import config, indexer, languages
 from vaultmem.cli import app
 from vaultmem.embed import multilingual_advice
 
@@ -35,14 +35,14 @@ JAPANESE = ("朝、川沿いを散歩しました。寒かったけれど、水�
     ("```python\nx = 1\n```", None),
 ])
 def test_a_notes_language_is_told_by_its_script_or_its_common_words(text, lang):
-    assert lexical.language(text) == lang
+    assert languages.language(text) == lang
 
 
 def test_a_vault_is_multilingual_when_two_languages_each_hold_enough_notes():
-    assert lexical.looks_multilingual({"en": 150, "de": 4, "": 20})
-    assert not lexical.looks_multilingual({"en": 150, "de": 2})  # a quotation or two
-    assert not lexical.looks_multilingual({"en": 500, "nl": 3})  # under 2% of the notes
-    assert not lexical.looks_multilingual({"en": 40, "": 400})
+    assert languages.looks_multilingual({"en": 150, "de": 4, "": 20})
+    assert not languages.looks_multilingual({"en": 150, "de": 2})  # a quotation or two
+    assert not languages.looks_multilingual({"en": 500, "nl": 3})  # under 2% of the notes
+    assert not languages.looks_multilingual({"en": 40, "": 400})
 
 
 def test_the_advice_names_the_languages_and_is_silent_under_a_multilingual_model(tmp_path):

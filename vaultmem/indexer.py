@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from . import clock, ledger_sync, lexical, migrations, prospective, status
+from . import clock, languages, ledger_sync, migrations, prospective, status
 from .budget import Budget, OverBudget
 from .config import Settings
 from .embed import Embedder, embed_text, multilingual_advice
@@ -358,7 +358,7 @@ def _fill_languages(store: Store) -> None:
     while rows := store.notes_without_language():
         with store.atomic():
             for note_id, text in rows:
-                store.update_note(note_id, {"lang": lexical.language(text) or ""})
+                store.update_note(note_id, {"lang": languages.language(text) or ""})
 
 
 def _read_note(settings, path, text, st, budget: Budget | None):
@@ -461,7 +461,7 @@ def _note_fields(parsed, st, digest, stamp, problem, kind) -> dict:
         "frontmatter": json.dumps(fm, ensure_ascii=False), "size": st.size,
         "mtime_ns": st.mtime_ns, "hash": digest, "created": _scalar(fm.get("created")),
         "updated": _scalar(fm.get("updated")), "date": _scalar(fm.get("date")), "deleted": 0,
-        "problem": problem, "indexed_at": stamp, "lang": lexical.language(parsed.body) or "",
+        "problem": problem, "indexed_at": stamp, "lang": languages.language(parsed.body) or "",
     }
     if kind not in ("moved", "reparse"):
         fields["changed_at"] = stamp

@@ -311,7 +311,7 @@ def m012_appended_lines(db: Database) -> None:
 
 @migration
 def m013_note_language(db: Database) -> None:
-    """The language each note is written in (`lexical.language`; "" when it cannot be
+    """The language each note is written in (`languages.language`; "" when it cannot be
     told), so `status` and `index` can say when a vault is multilingual. Left NULL here:
     the next index run fills it from the stored chunks, without re-parsing a note."""
     db["notes"].add_column("lang", str)
