@@ -314,7 +314,8 @@ def m013_note_language(db: Database) -> None:
     """The language each note is written in (`languages.language`; "" when it cannot be
     told), so `status` and `index` can say when a vault is multilingual. Left NULL here:
     the next index run fills it from the stored chunks, without re-parsing a note."""
-    db["notes"].add_column("lang", str)
+    if "lang" not in db["notes"].columns_dict:  # a store whose record of it was lost
+        db["notes"].add_column("lang", str)
 
 
 @migration
