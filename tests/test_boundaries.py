@@ -20,8 +20,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "vaultmem"
 
 # The lists state what the modules import today (rows.py holds the row types the pure
 # modules share with the store, so none of them needs the store to name a note or link).
-PURE = {"clock", "config", "dates", "errors", "form", "freshness", "ledger", "ledger_append",
-        "ledger_edit", "parse", "resolve", "rows", "schema", "syntax", "tasks_format", "vault"}
+PURE = {"clock", "config", "dates", "errors", "form", "freshness", "languages", "ledger",
+        "ledger_append", "ledger_edit", "parse", "resolve", "rows", "schema", "syntax",
+        "tasks_format", "vault"}
 ARITHMETIC = {"embed", "onnx_embed", "snippet", "trigger"}  # numpy, never the store
 STORE_LAYER = {"store", "migrations", "matrix", "lexical", "recover"}
 NOT_PURE = {"numpy", "sqlite3", "sqlite_utils", "rich"}

@@ -85,9 +85,9 @@ def rebuild_vault(path: str | Path | None = None, db: str | Path | None = None, 
     if not settings.vault.is_dir():
         raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
     if embedder is None:
-        from .embed import FastEmbedder
+        from .embed import indexing_embedder
 
-        embedder = FastEmbedder(settings)
+        embedder = indexing_embedder(settings)
     return rebuild(settings, embedder, now=now or clock.now(), progress=progress)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from . import appended
 from .config import Settings
+from .embed import multilingual_advice
 from .resolve import fold, names_attachment
 from .rows import Item
 from .schema import SCHEMA
@@ -43,6 +44,7 @@ def gather(store: Store, settings: Settings) -> Status:
         return q(sql, params).fetchone()[0]
 
     links, unresolved = link_summary(store)
+    languages = store.language_counts()
     aliases = store.alias_paths()
     counts = {
         "notes": one("SELECT count(*) FROM notes WHERE deleted = 0"),
@@ -67,6 +69,8 @@ def gather(store: Store, settings: Settings) -> Status:
         ledger=_ledger_counts(store),
         prospective=_prospective_counts(store),
         candidates=_candidate_counts(store),
+        languages=languages,
+        multilingual=multilingual_advice(languages, settings),
         config=settings.as_dict(),
     )
 
@@ -124,6 +128,8 @@ class Status(Item):
     ledger: dict
     prospective: dict
     candidates: dict
+    languages: dict  # live notes per language ("" where it could not be told)
+    multilingual: str | None  # advice when the notes are in several languages
     config: dict
 
     def as_dict(self) -> dict:
