@@ -323,7 +323,7 @@ def test_a_trigger_entry_fires_only_with_a_matching_context(due_vault):
     assert due_vault.due(3, context="The vendor quote arrived") == [
         ("c-reconcile-estimate", "trigger", "trigger matched (strong cue): words arriv, quot, "
          "vendor (100% of its weight); by meaning: the context ~ condition+action «When vendor "
-         "quote arrives, Reconcile the estimate» (cosine 0.67, +0.67 over the next entry)")]
+         "quote arrives, Reconcile the estimate» (cosine 0.67, no other entry)")]
 
 
 def test_the_semantic_half_fires_where_keywords_fall_short(due_vault):
@@ -333,7 +333,7 @@ def test_the_semantic_half_fires_where_keywords_fall_short(due_vault):
     assert (entry, kind, why) == (
         "c-reconcile-estimate", "trigger",
         "trigger matched (strong cue): by meaning: the context ~ condition «vendor quote "
-        "arrives» (cosine 0.58, +0.58 over the next entry)")
+        "arrives» (cosine 0.58, no other entry)")
 
 
 def test_one_public_answer_per_entry_says_whether_how_strongly_and_why(due_vault):
@@ -387,7 +387,7 @@ def test_the_due_set_is_grouped_overdue_today_triggered_open_upcoming(vault):
         ("today", PAY, "due today (2026-08-15)"),
         ("triggered", "c-reconcile-estimate", "trigger matched (strong cue): words arriv, "
          "quot, vendor (100% of its weight); by meaning: the context ~ condition «vendor quote "
-         "arrives» (cosine 0.87, +0.87 over the next entry)"),
+         "arrives» (cosine 0.87, no other entry)"),
         ("open", "c-renew-passport", "window open since 2026-08-12, due 2026-08-30"),
         ("upcoming", "c-book-ferry", "due in 4 days (2026-08-19)"),
     ]

@@ -11,14 +11,16 @@ from datetime import date, datetime
 import numpy as np
 import pytest
 
-from vaultmem import commitments, ledger_sync, render
+from vaultmem import commitments, cue, ledger_sync, render
 from vaultmem.commitments import OpenEntry
 from vaultmem.config import DEFAULTS
 from vaultmem.rank import Hit, QueryOptions, QueryResult, _order
 from vaultmem.trigger import (
     Context,
+    SemanticHit,
     Unit,
     View,
+    Words,
     best_matches,
     context_units,
     semantic_evidence,
@@ -135,10 +137,23 @@ def test_a_unit_fires_an_entry_only_with_its_lead_over_every_other_entry():
     assert sorted(best_matches(ctx, views, need, 0.0, 0.05)) == []  # no entry stands out
 
 
-def test_a_single_entry_leads_by_its_cosine():
+def test_a_single_entry_has_no_rival_to_lead_and_the_threshold_alone_decides():
+    # Alone in its ledger, an entry has no other entry to stand out from: the lead is not
+    # its cosine (a rival at 0 that is not there), so the margin does not apply.
+    # (Failed before: the lead was the cosine, 0.5, and a margin of 0.6 held it.)
     hits = semantic_evidence(context(("q", "query", 60)), views_of(
         (0, "condition", 0, "trigger")), 0.0)
-    assert hits[0].lead == pytest.approx(0.5, abs=1e-6)  # cos 60°, against no other entry
+    assert hits[0].alone and hits[0].lead == math.inf
+    assert "no other entry" in hits[0].why("")
+    need = {"trigger": 0.45, "about": 0.45}
+    assert sorted(best_matches(context(("q", "query", 60)), views_of(
+        (0, "condition", 0, "trigger")), need, 0.0, 0.6)) == [0]
+    # a second entry, however far, is a rival to lead: cos 60° - cos 150° > 0.6, not cos 100°
+    two = views_of((0, "condition", 0, "trigger"), (1, "condition", 160, "trigger"))
+    assert not semantic_evidence(context(("q", "query", 60)), two, 0.0)[0].alone
+    assert sorted(best_matches(context(("q", "query", 60)), two, need, 0.0, 0.6)) == [0]
+    near = views_of((0, "condition", 0, "trigger"), (1, "condition", 100, "trigger"))
+    assert best_matches(context(("q", "query", 60)), near, need, 0.0, 0.6) == {}
 
 
 def test_a_vetoed_unit_is_no_evidence_for_a_trigger_but_may_be_about_an_entry():
@@ -187,7 +202,7 @@ def test_a_trigger_that_matches_the_query_fires_grounded():
         ("c-valve", "trigger", True), ("c-tax", "date", False), ("c-pay", "date", False)]
     [first, *_] = commitments.fire([GUESTS], NOW, SETTINGS, ctx, VIEWS)
     assert first.why == ("trigger matched (strong cue): by meaning: the context ~ condition "
-                         "«the guests are coming» (cosine 0.94, +0.94 over the next entry)")
+                         "«the guests are coming» (cosine 0.94, no other entry)")
     assert first.details["view"] == "condition" and first.strength == pytest.approx(0.94, 0.01)
     assert (first.strong, first.confidence) == (True, "strong")
 
@@ -452,3 +467,44 @@ def test_an_entry_without_vectors_does_not_fire_on_words_in_a_store_that_has_the
     assert set(vault.cues(UPSTAIRS, now=NOW)) == {"c-lend-them-ladder"}
     due = vault.due(context=UPSTAIRS, now=NOW, horizon=0).results
     assert "c-ask-about-radiator-valve" not in {i.id for i in due}
+
+
+# -- the names alone -------------------------------------------------------------------------
+
+
+def _names_evidence(subject: tuple[str, ...]) -> cue.Evidence:
+    """"Leo loses his first tooth" met by a context at cosine 0.26 to the condition and
+    0.13 to its names alone ("Leo"), leading every other entry."""
+    view = View(0, "condition", "Leo loses his first tooth", unit(0))
+    hit = SemanticHit(0.26, Unit("the little one came up grinning with a gap", "query"), view,
+                      0.3, 0.13)
+    return cue.Evidence("Leo loses his first tooth", Words(0.0), hit, subject=subject)
+
+
+def test_a_paraphrase_that_never_names_the_subject_is_not_its_names_alone():
+    # "the little one ... a gap" for Leo: closer to the condition than to "Leo" is enough.
+    # (Failed before: 0.26 - 0.13 < subject_margin 0.15 read as "only its names".)
+    settings = replace(DEFAULTS, semantic_threshold=0.22, match_margin=0.25)
+    found = cue.decide(_names_evidence(()), settings)
+    assert found.fired and found.strong
+    # A context that says the name still needs subject_margin over the name alone.
+    named = cue.decide(_names_evidence(("leo",)), settings)
+    assert not named.fired and named.why.startswith("only its names")
+
+
+class _Counts:
+    """A store's chunk counts per stem, as `rare_stems` reads them."""
+
+    def __init__(self, df: dict[str, int]):
+        self.df = df
+
+    def stem_frequencies(self, stems, stem_of):
+        return {s: self.df.get(s, 0) for s in stems}
+
+
+def test_a_name_in_three_chunks_of_a_small_vault_is_rare_enough_to_name_someone():
+    # 28 chunks: 5% is 1.4, fewer than the chunks that speak of Mr Patel (his note's title
+    # and body, a mention). (Failed before: at most 2 chunks, so "Patel" named no one.)
+    store = _Counts({"patel": 3, "home": 4, "dad": 27})
+    assert commitments.rare_stems(store, {"patel", "home", "dad"}, 28) == {"patel"}
+    assert commitments.rare_stems(store, {"patel", "home", "dad"}, 200) == {"patel", "home"}

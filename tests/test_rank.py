@@ -99,8 +99,8 @@ def test_score_is_cosine_times_salience_times_firing(vault, weight, fire_weight)
     assert [c["id"] for c in estimate.commitments] == ["c-reconcile-figures"]
     assert estimate.commitments[0]["why"] == (
         "trigger matched (strong cue): words arriv, vendor, quot (100% of its weight); by "
-        "meaning: the context ~ condition «vendor quote arrives» (cosine 1.00, +1.00 over the "
-        "next entry)")  # words rarest first (IDF over this vault)
+        "meaning: the context ~ condition «vendor quote arrives» (cosine 1.00, no other "
+        "entry)")  # words rarest first (IDF over this vault)
 
 
 def test_results_are_sorted_by_score_apart_from_placed_grounded_notes(vault):

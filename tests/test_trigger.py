@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from vaultmem.trigger import Match, content_stems, keyword_match
+from vaultmem.trigger import Match, content_stems, keyword_match, scoped_clauses, veto_of
 
 TODAY = date(2026, 8, 15)
 
@@ -91,3 +91,42 @@ def test_iso_date_is_ignored_without_today_and_invalid_dates_are_skipped():
 
 def test_no_condition_and_no_keywords_never_fires():
     assert keyword_match(None, (), "anything at all", 0.0, TODAY) == Match(False, "", 0.0)
+
+
+# -- not-yet cues, scoped to their clause ---------------------------------------------
+
+
+def test_a_house_number_is_no_negation_and_a_title_ends_no_sentence():
+    # (Failed before: "no." was a negation and a full stop, so "Mrs Pike from no." was a
+    # vetoed clause and "41 is out deadheading…" another.)
+    clauses = scoped_clauses("Mrs Pike from no. 41 is out deadheading her roses. Dr. Osei "
+                             "rang about it.")
+    assert [(c.text, c.veto) for c in clauses] == [
+        ("Mrs Pike from no. 41 is out deadheading her roses.", ""),
+        ("Dr. Osei rang about it.", "")]
+    assert veto_of("Still no word from the roofer") == "negated: no"
+    assert veto_of("The answer was no.") == "negated: no"
+
+
+@pytest.mark.parametrize(("clause", "veto"), [
+    # (Each returned "" before: the clause was evidence that the event had happened.)
+    ("Precious is still off", "negated: still off"),
+    ("Dev is away till June", "pending: till june"),
+    ("Gary rings later today about the radiator", "pending: later today"),
+    ("the tiler is booked in for the 14th", "pending: booked in for"),
+    ("the parcel arrives any day now", "pending: any day now"),
+    ("her flight was meant to land at six", "pending: meant to"),
+    ("the van came without the tiles", "negated: without"),
+    ("the courier comes in an hour", "pending: in an hour"),
+])
+def test_a_clause_that_says_its_event_has_not_happened_is_vetoed(clause, veto):
+    assert veto_of(clause) == veto
+
+
+@pytest.mark.parametrize("clause", [
+    "it is still raining", "still sat in departures after five hours",
+    "the quote came through this morning", "Mum wants me to send her the photos",
+    "Need to book the car in",  # a to-do beside a cue in a list of errands
+])
+def test_a_clause_that_says_it_happened_or_is_happening_is_not_vetoed(clause):
+    assert veto_of(clause) == ""

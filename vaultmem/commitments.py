@@ -451,14 +451,18 @@ def word_weights(store: Store, entries: list[OpenEntry], chunks: int) -> dict[st
 # A linked note's name says what the note is about only if few chunks of the vault carry
 # it: "Janine" (the care coordinator) does, "Home" (of "Brightwell Home Care") does not.
 NAME_SHARE = 0.05
+# In a small vault 5% of its chunks is fewer than the chunks that speak of one person: the
+# note about them (its title and its body) and a note that mentions them.
+NAME_CHUNKS = 3
 
 
 def rare_stems(store: Store, stems: set[str], chunks: int) -> set[str]:
-    """Those of `stems` in at most NAME_SHARE of the vault's chunks (and at least 2)."""
+    """Those of `stems` in at most NAME_SHARE of the vault's chunks (and at least
+    NAME_CHUNKS)."""
     if not stems or chunks <= 0:
         return set()
     df = store.stem_frequencies({s: s for s in stems}, trigger.stem)
-    most = max(2, NAME_SHARE * chunks)
+    most = max(NAME_CHUNKS, NAME_SHARE * chunks)
     return {s for s in stems if df.get(s, 0) <= most}
 
 

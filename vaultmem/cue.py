@@ -139,7 +139,11 @@ def _meaning_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
                        "the next entry")  # a clause, a noisier vector, needs more lead too
     if hit.score < ev.floor:
         return False, "meaning: the context is about another note"
-    if hit.subject is not None and hit.score - hit.subject < settings.subject_margin:
+    # The names explain the likeness only as far as the context says them: a paraphrase
+    # that never names the subject ("the little one" for Leo) needs only to be closer to
+    # the condition than to its names; one that names it, `subject_margin` closer.
+    margin = settings.subject_margin if ev.subject else 0.0
+    if hit.subject is not None and hit.score - hit.subject < margin:
         return False, (f"only its names: cosine {hit.score:.2f} to the condition, "
                        f"{hit.subject:.2f} to its names alone")
     return True, hit.why("")
@@ -177,7 +181,7 @@ def _details(ev: Evidence) -> dict:
     hit = ev.hit
     out = {"keyword_score": round(ev.words.coverage, 3), "words": list(ev.words.found),
            "semantic_score": None if hit is None else round(hit.score, 3),
-           "lead": None if hit is None else round(hit.lead, 3),
+           "lead": None if hit is None or hit.alone else round(hit.lead, 3),
            "subject": list(ev.subject), "event": sorted(ev.kinds & ev.said),
            "veto": list(ev.vetoes)}
     if hit is not None:

@@ -44,9 +44,14 @@ haven't hasn't hadn't won't wouldn't can't couldn't shouldn't mustn't
 """.split())  # contractions too: "I'm next at the GP" names one content word, not two
 WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# The full stop of a title or a number's abbreviation ends no sentence: "Mrs Pike from
+# no. 41", "Dr. Osei", "St. James's" are one clause each.
+NOT_AN_END = (r"(?<!\bmr\.)(?<!\bmrs\.)(?<!\bms\.)(?<!\bdr\.)(?<!\bst\.)(?<!\bvs\.)"
+              r"(?!(?<=\bno\.)\s+\d)")
+SENTENCE_END = re.compile(r"(?<=[.!?])" + NOT_AN_END + r"\s+", re.IGNORECASE)
 # Punctuation that ends a clause when a space follows (not "7:30", "4,200" or "e.g.x").
-CLAUSE_BREAK = re.compile(r"(?:[.!?;:,]+(?=\s|$)|[—()])\s*|\s+-\s+|\n+")
+CLAUSE_BREAK = re.compile(r"(?:[.!?;:,]+" + NOT_AN_END + r"(?=\s|$)|[—()])\s*|\s+-\s+|\n+",
+                          re.IGNORECASE)
 LEADING_JOIN = re.compile(r"^(?:and then|and|but|so|also|plus|though|although|whereas|while|"
                           r"except)\s+", re.IGNORECASE)
 MAX_UNITS = 16  # bounds the one embedding call per query
@@ -401,7 +406,11 @@ def context_units(text: str, split: str = "clauses") -> list[Unit]:
 # (Chapman et al. 2001), with the clause as the scope of a cue instead of a word window:
 # contexts are short, and a clause boundary is where NegEx's scope ends in practice.
 VETO_CUES: tuple[tuple[str, str], ...] = (
-    ("negated", r"\b(?:no|not|never|nothing|none|nobody|neither|nor|cannot)\b|n't\b"),
+    ("negated", r"\bno\b(?!\.?\s*\d)|"  # not "no. 41": a house number
+                r"\b(?:not|never|nothing|none|nobody|neither|nor|cannot|without|forgot|"
+                r"failed to|no sign)\b|n't\b"
+                # a state that has not ended: "Precious is still off", "still away"
+                r"|\bstill (?:off|away|waiting|awaiting|on leave|in hospital)\b"),
     ("pending", r"\b(?:will|shall|gonna|should|supposed to|about to|going to|coming to|"
                 r"(?:is|are|am)\s+coming|"
                 r"due to|yet|delayed|tomorrow|tonight|soon|next (?:week|month|year|time|\w+day)|"
@@ -410,7 +419,18 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 r"(?:waiting|wait) (?:for|on|till|until)|plan(?:s|ned|ning)? to|heading|"
                 r"on (?:my|her|his|their|our|the) way to|on its way|"
                 r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-                r"(?:radio|forecast|app|met office) says)\b|'ll\b"
+                r"(?:radio|forecast|app|met office) says|"
+                # not happened as planned, or not before a time: "was meant to land at
+                # six", "away till June" (not "need to": a to-do beside the cue in a list
+                # of errands says nothing of it)
+                r"meant to|awaiting|"
+                r"later (?:today|on|tonight|this \w+)|any (?:day|minute|moment|time) now|"
+                r"in (?:an?|a few|\d+|two|three) (?:minutes?|mins?|hours?|hrs?|days?|weeks?)|"
+                r"(?:booked|scheduled|pencilled) (?:in )?for|on order|as soon as|hopefully|"
+                r"fingers crossed|(?:until|till) (?:next|the end|the \d|\d|tomorrow|"
+                r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+                r"march|april|may|june|july|august|september|october|november|december))\b"
+                r"|'ll\b"
                 # a scheduled arrival, told in the present: "her flight lands at eleven"
                 r"|\b(?:lands|arrives|gets in|comes in|is due|are due|leaves)\b[^.;]*?"
                 r"\b(?:at|by|around) (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
@@ -424,8 +444,8 @@ _VETO = [(kind, re.compile(rx, re.IGNORECASE)) for kind, rx in VETO_CUES]
 # Where a cue's scope ends: clause punctuation, and the conjunctions that start another
 # clause ("drove past the shop but didn't stop": both halves are vetoed, each by its own).
 SCOPE_BREAK = re.compile(
-    r"(?:[.!?;:,]+(?=\s|$)|[—()])\s*|\s+-\s+|\n+|\s+(?=(?:but|though|although|whereas|"
-    r"while|except|and then|so)\s)", re.IGNORECASE)
+    r"(?:[.!?;:,]+" + NOT_AN_END + r"(?=\s|$)|[—()])\s*|\s+-\s+|\n+|"
+    r"\s+(?=(?:but|though|although|whereas|while|except|and then|so)\s)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -537,9 +557,15 @@ class SemanticHit:
     lead: float = 0.0  # over the best cosine any other entry gets from that unit
     subject: float | None = None  # that unit's cosine to the entry's names alone
 
+    @property
+    def alone(self) -> bool:
+        """No other entry to lead (the ledger has one): the lead is infinite."""
+        return math.isinf(self.lead)
+
     def why(self, half: str) -> str:
         said = "" if self.unit.kind == "query" else f" «{_short(self.unit.text)}»"
-        lead = "" if self.view.role != "trigger" else f", {self.lead:+.2f} over the next entry"
+        lead = ("" if self.view.role != "trigger" else ", no other entry" if self.alone
+                else f", {self.lead:+.2f} over the next entry")
         return (f"{half + ' ' if half else ''}by meaning: the context{said} ~ {self.view.kind} "
                 f"«{_short(self.view.text)}» (cosine {self.score:.2f}{lead})")
 
@@ -586,8 +612,8 @@ def semantic_evidence(context: Context, views: list[View], clause_offset: float,
     out: dict[int, SemanticHit] = {}
     for col, view in enumerate(ranked):
         others = np.delete(per_owner, owners.index(view.owner), axis=1)
-        rival = np.maximum(others.max(axis=1), 0.0) if others.shape[1] else np.zeros(
-            len(penalty))
+        # An entry alone in the ledger has no rival to lead: the threshold alone decides.
+        rival = others.max(axis=1) if others.shape[1] else np.full(len(penalty), -np.inf)
         lead = sims[:, col] - rival
         usable = np.ones(len(vetoed), bool)
         if view.role == "trigger":
