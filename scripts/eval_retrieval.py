@@ -49,12 +49,13 @@ from unittest import mock
 
 import numpy as np
 
-from vaultmem import config, embed, indexer, parse
-from vaultmem.cli import main as vaultmem
+from vaultmem import config, embed, indexer
 from vaultmem.embed import FastEmbedder, cache_root
+from vaultmem.interfaces.cli import main as vaultmem
 from vaultmem.rank import QueryOptions, run_query
 from vaultmem.salience import run_salience
 from vaultmem.store import Store
+from vaultmem.text import parse
 
 DATA = Path(__file__).resolve().parent / "eval_data"
 SETS = {"old": DATA / "retrieval", "new": DATA / "retrieval2"}

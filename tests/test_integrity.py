@@ -17,8 +17,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from vaultmem.cli import main
-from vaultmem.mcp_server import Service, build
+from vaultmem.interfaces.cli import main
+from vaultmem.interfaces.mcp_server import Service, build
 
 from .conftest import FakeEmbedder
 
@@ -135,7 +135,8 @@ def test_a_note_over_the_parse_budget_is_indexed_by_name_with_a_warning(make_vau
     """Should a reader ever crawl again, the note is skipped with a warning instead of
     stalling the run (and `watch`, and every MCP answer). The stand-in reader below
     never ends on its own; the budget is CPU time, so this waits on no clock."""
-    from vaultmem import indexer, parse
+    from vaultmem import indexer
+    from vaultmem.text import parse
 
     real = parse.parse_note
 
@@ -382,7 +383,7 @@ from tests.conftest import FakeEmbedder
 import vaultmem.embed
 vaultmem.embed.FastEmbedder = lambda settings: FakeEmbedder()
 from vaultmem import indexer
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 
 def held(*args, **kwargs):
     print("embedding", flush=True)  # mid-run, under the writer lock

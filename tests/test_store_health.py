@@ -19,8 +19,8 @@ import pytest
 
 from vaultmem import recover
 from vaultmem import store as store_mod
-from vaultmem.cli import main
 from vaultmem.errors import BusyError, StoreReadOnlyError
+from vaultmem.interfaces.cli import main
 from vaultmem.ledger import parse_ledger
 from vaultmem.store import Store, writer_lock
 

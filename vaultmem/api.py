@@ -74,7 +74,7 @@ def _first_day(value: date | str | None, today: date, param: str) -> date | None
 def _day_done(value: date | str | None, today: date) -> date:
     """The day a commitment was done or cancelled (`on`, default today): words are read
     backward ("friday": the last Friday), and the day has come."""
-    from .dates import day_back
+    from .text.dates import day_back
 
     back = day_back(value, today) if isinstance(value, str) else None
     day = back or _window(value, today, "on")[1] or today
@@ -183,7 +183,7 @@ class Vault:
         """Bring the store up to date with the vault (incremental; `full` re-parses all)."""
         from .errors import VaultGoneError
         from .indexer import index_vault
-        from .vault import folder_identity
+        from .text.folder import folder_identity
 
         when = _when(now)
         folder = folder_identity(self.settings.vault)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import PurePosixPath
@@ -21,9 +20,10 @@ from pathlib import PurePosixPath
 from . import appended, form, ledger_append, ledger_sync
 from .config import Settings
 from .errors import NotFoundError, UsageError, VaultmemError
-from .ledger import STOP_WORDS, LedgerEntry, new_id
+from .ledger import LedgerEntry, new_id
 from .schema import SCHEMA
 from .store import Store
+from .text.words import IDENTITY_STOP, SLUG_WORD
 
 MATCH_THRESHOLD = 0.6  # the ledger's own threshold for "an edit of the same line"
 LEDGER_MATCH = 0.75  # text similarity plus link and date bonuses: "already in the ledger"
@@ -146,7 +146,7 @@ def _similar(a: str, b: str) -> float:
 
 def _new_id(store: Store, draft: form.Candidate) -> str:
     """"f-" and the first content words of the action; "-2", "-3"… when taken."""
-    words = [w for w in re.findall(r"[a-z0-9]+", draft.action.lower()) if w not in STOP_WORDS]
+    words = [w for w in SLUG_WORD.findall(draft.action.lower()) if w not in IDENTITY_STOP]
     base = "f-" + "-".join(words[:4] or ["commitment"])
     ident, n = base, 1
     while store.execute("SELECT 1 FROM candidates WHERE id = ?", [ident]).fetchone():
@@ -278,8 +278,8 @@ def _entries(store: Store) -> list[_Entry]:
 def _words(text: str) -> set[str]:
     # A crude stem (the first five letters) so "renew" meets "renewal", "pay" meets "paid"
     # only where they share them; enough to recognise one commitment written twice.
-    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower())
-            if w not in STOP_WORDS and len(w) > 1}
+    return {w[:5] for w in SLUG_WORD.findall(text.lower())
+            if w not in IDENTITY_STOP and len(w) > 1}
 
 
 def _holds(entry: _Entry, action: str, condition: str | None, due: str | None,

@@ -15,9 +15,10 @@ import numpy as np
 from . import clock, cue, trigger
 from .config import Settings
 from .cue import Cue
-from .rows import Item
 from .schema import SCHEMA
 from .store import Store
+from .text.rows import Item
+from .text.words import WORD
 
 # -- firing -------------------------------------------------------------------
 
@@ -438,7 +439,7 @@ def word_weights(store: Store, entries: list[OpenEntry], chunks: int) -> dict[st
     (SPEC 5: a rare word of a condition is evidence, an everyday one hardly)."""
     words: dict[str, str] = {}
     for entry in entries:
-        for word in trigger.WORD.findall(entry.condition or ""):
+        for word in WORD.findall(entry.condition or ""):
             stem = trigger.content_stems(word)
             if stem:
                 words.setdefault(next(iter(stem)), word.lower().replace("'s", ""))

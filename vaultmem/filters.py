@@ -21,7 +21,7 @@ import numpy as np
 
 from . import clock
 from .errors import UsageError
-from .vault import normalize_prefix
+from .text.folder import normalize_prefix
 
 _WHERE = re.compile(r"^\s*([^=!]+?)\s*(!?=)\s*(.*?)\s*$", re.DOTALL)
 _LINK = re.compile(r"^\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]$")  # "[[House|the house]]"

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
 
-from . import parse, syntax
-from .dates import DateMention, find_dates
 from .ledger import parse_task_line
+from .text import parse, syntax
+from .text.dates import DateMention, find_dates
 
 # -------------------------------------------------------------------------- the reader
 

@@ -20,10 +20,9 @@ from .budget import Budget, OverBudget
 from .config import Settings
 from .embed import Embedder, embed_text
 from .errors import VaultGoneError
-from .resolve import Resolver, escapes_vault
 from .schema import SCHEMA
 from .store import Store
-from .vault import (
+from .text.folder import (
     ChangePlan,
     NotRegular,
     OutsideVault,
@@ -34,6 +33,7 @@ from .vault import (
     read_inside,
     scan,
 )
+from .text.resolve import Resolver, escapes_vault
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_GROUP = 256  # texts per embed call and commit: bounds memory and lost work on a kill
@@ -563,6 +563,6 @@ def embed_missing(store: Store, embedder: Embedder, progress: Progress | None = 
 def _parse():
     """parse.py (markdown-it, front matter, YAML), imported by the first note read: a
     run that reads none (a no-op) never loads it."""
-    from . import parse
+    from .text import parse
 
     return parse

@@ -30,12 +30,12 @@ from . import appended
 from .config import Settings
 from .embed import embed_text
 from .ledger import Known, LedgerEntry, parse_ledger, reconcile
-from .rows import Link
 from .store import Store
-from .vault import content_hash
+from .text.folder import content_hash
+from .text.rows import Link
 
 if TYPE_CHECKING:
-    from .parse import Outline
+    from .text.parse import Outline
 
 _DATE_FIELDS = ("due", "scheduled", "start", "created", "done_on", "cancelled_on")
 
@@ -175,7 +175,7 @@ def resolve_entry_links(store: Store, resolver, ids: dict[str, int]
 def _renamed_targets(store: Store, unresolved, ids: dict[str, int]) -> list[tuple]:
     """(ledger, line, message) for the unresolved entry links that resolve to a path a
     live note had before it was moved or renamed (the ops log keeps every move)."""
-    from .resolve import Resolver
+    from .text.resolve import Resolver
 
     paths = {note_id: path for path, note_id in ids.items()}
     former: dict[str, int] = {}

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import NotFoundError
-from .rows import Item
 from .schema import SCHEMA
 from .store import Store
-from .vault import content_hash, read_inside
+from .text.folder import content_hash, read_inside
+from .text.rows import Item
 
 
 @dataclass
@@ -117,8 +117,8 @@ def find(store: Store, name: str) -> tuple[int, str]:
                          "ORDER BY deleted", [wanted, wanted + ".md"]).fetchall()
     if rows:
         return rows[0]
-    from .resolve import Resolver
-    from .rows import Link
+    from .text.resolve import Resolver
+    from .text.rows import Link
 
     hit = Resolver(store.path_ids()).resolve(
         Link(wanted.removesuffix(".md"), "wiki", None, None, None, 0), "")

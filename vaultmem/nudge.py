@@ -40,11 +40,11 @@ from datetime import date, datetime, time, timedelta
 
 from . import clock
 from .config import Settings
-from .dates import find_dates, find_time
 from .errors import UsageError
 from .ledger import PRIORITY_FACTOR
 from .schema import SCHEMA
 from .store import Store
+from .text.dates import find_dates, find_time
 
 THETA = 1.0
 HYSTERESIS = 0.25

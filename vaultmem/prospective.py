@@ -19,14 +19,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from . import clock, syntax
+from . import clock
 from .config import Settings
-from .rows import Item
 from .schema import SCHEMA
 from .store import Store
+from .text import syntax
+from .text.rows import Item
 
 if TYPE_CHECKING:
-    from .parse import ListItem
+    from .text.parse import ListItem
 
 KINDS = ("plan", "idea", "decision", "question", "insight")
 CLOSED_WORDS = {"closed", "done", "complete", "completed", "resolved"}
@@ -57,7 +58,7 @@ def note_item(title: str, fm: dict) -> Draft | None:
 def list_items(source: str | Sequence[ListItem]) -> list[Draft]:
     """List items tagged with a prospective kind: from a note's text, or from the list
     items `parse` already read (so nothing in code, HTML or comments counts)."""
-    from . import parse  # index-time work: the query path never loads the parser
+    from .text import parse  # index-time work: the query path never loads the parser
 
     items = parse.outline(source).items if isinstance(source, str) else source
     out = []

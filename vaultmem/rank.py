@@ -25,10 +25,10 @@ from . import clock, commitments, filters, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder
 from .filters import Filters
-from .rows import Item, plain
 from .schema import SCHEMA
 from .snippet import snippet
 from .store import Store
+from .text.rows import Item, plain
 
 SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "recency")
 

@@ -33,9 +33,9 @@ import numpy as np
 from . import commitments
 from .config import Settings
 from .notedoc import find
-from .rows import Item, plain
 from .schema import SCHEMA
 from .store import Store
+from .text.rows import Item, plain
 
 TAG_WEIGHT = 0.5
 DEPTH2_WEIGHT = 0.5
@@ -165,7 +165,7 @@ def _graph(store: Store, skip: set[int]) -> _Graph:
 
 def _alias_links(store: Store, skip: set[int]) -> dict[tuple[int, int], str]:
     """Unresolved links naming exactly one note's alias: (source, that note) -> alias."""
-    from .resolve import fold
+    from .text.resolve import fold
 
     aliases = store.alias_paths()
     ids = store.path_ids()

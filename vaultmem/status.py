@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 from . import appended
 from .config import Settings
-from .resolve import fold, names_attachment
-from .rows import Item
 from .schema import SCHEMA
 from .store import Store, writer_running
-from .vault import printable
+from .text.folder import printable
+from .text.resolve import fold, names_attachment
+from .text.rows import Item
 
 
 def link_summary(store: Store) -> tuple[dict[str, int], list[tuple]]:

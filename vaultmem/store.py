@@ -55,7 +55,7 @@ from .errors import (
     StoreReadOnlyError,
     VaultmemError,
 )
-from .rows import StoredNote
+from .text.rows import StoredNote
 
 if TYPE_CHECKING:  # numpy comes with the matrix, on the first read that needs it
     import numpy as np
@@ -523,7 +523,7 @@ class Store:
 
     def alias_paths(self) -> dict[str, list[str]]:
         """{folded alias: live notes carrying it, shortest path first}."""
-        from .resolve import fold
+        from .text.resolve import fold
 
         out: dict[str, list[str]] = {}
         for alias, path in self.execute(
