@@ -4,7 +4,7 @@ The package is layered by folder, lowest first:
 
 * `text/` reads markdown and words: the standard library, the markdown readers and its
   own modules only (and `errors`, the exception family, itself standard library only).
-* the store layer (`store.py`, `migrations`, `matrix`, `lexical`, `recover`) owns SQLite,
+* `store/` (and `recover`, which rebuilds a damaged store) owns SQLite,
   and imports nothing of the domain.
 * the domain, flat at the top of the package, where its names guide a reader.
 * `interfaces/` are the faces (command line, MCP, watcher, what they print): nothing
@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "vaultmem"
+FOLDERS = ("text", "store", "interfaces")
 
 TEXT_MAY_USE = {"errors": "the exception family: standard library only, raised everywhere"}
 # The readers text/ stands on: a markdown tokenizer and front matter are not in the
@@ -39,7 +40,7 @@ TEXT_PACKAGES = {"markdown_it", "frontmatter", "yaml"}
 PURE = {"clock", "config", "errors", "form", "ledger", "ledger_append", "ledger_edit",
         "schema", "tasks_format"}
 ARITHMETIC = {"embed", "onnx_embed", "snippet", "trigger"}  # numpy, never the store
-STORE_LAYER = {"store", "migrations", "matrix", "lexical", "recover"}
+STORE_LAYER = {"recover"}  # beside store/, which is the store layer by folder
 # What the store layer stands on besides itself and text/: nothing of the domain above.
 STORE_MAY_USE = {"errors", "clock", "config"}
 # recover (`index --rebuild`) moves a damaged store aside and then runs a whole index:
@@ -90,7 +91,7 @@ def sources() -> dict[str, str]:
 
 def folder(name: str) -> str:
     """The folder a module sits in ("" for the flat top)."""
-    return name.split(".")[0] if "." in name or name in ("text", "interfaces") else ""
+    return name.split(".")[0] if "." in name or name in FOLDERS else ""
 
 
 def _runtime_nodes(tree: ast.AST):
@@ -313,9 +314,9 @@ def test_the_core_importing_a_face_fails():
 
 def test_the_store_importing_the_domain_fails():
     srcs = sources()
-    srcs["migrations"] += "\ndef later():\n    from . import ledger_sync\n"
+    srcs["store.migrations"] += "\ndef later():\n    from .. import ledger_sync\n"
     assert violations(srcs) == [
-        "migrations imports vaultmem.ledger_sync (the store stands below the domain)"]
+        "store.migrations imports vaultmem.ledger_sync (the store stands below the domain)"]
 
 
 def test_an_import_for_annotations_only_is_no_reach():

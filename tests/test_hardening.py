@@ -30,9 +30,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlite_utils import Database
 
-from vaultmem import Vault, migrations
+from vaultmem import Vault
 from vaultmem.interfaces.cli import main
-from vaultmem.store import Store
+from vaultmem.store import Store, migrations
 
 from .conftest import ROOT, FakeEmbedder, open_vault
 

@@ -192,7 +192,7 @@ def _store_bytes(db: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("how", ["user_version", "unknown migration"])
 def test_a_store_from_a_newer_vaultmem_is_refused_and_left_alone(make_vault, capsys, how):
     """Before: opened, migrated where it could be and written without a word."""
-    from vaultmem import migrations
+    from vaultmem.store import migrations
 
     vault = make_vault({"Home.md": "# Home\n\ntext\n"}, ledger="- [ ] Call mum ^mum\n",
                        index_at=NOW)
@@ -226,7 +226,8 @@ def test_a_store_records_its_schema_in_its_header(make_vault):
     """An older vaultmem can only refuse what it can see: the header says how many
     migrations made the store (0 before this change), and an older store is stamped
     when it is opened."""
-    from vaultmem import Vault, migrations
+    from vaultmem import Vault
+    from vaultmem.store import migrations
 
     vault = make_vault({"Home.md": "# Home\n"}, index_at=NOW)
     db = vault.settings.db

@@ -15,13 +15,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from . import clock, ledger_sync, migrations, prospective, status
+from . import clock, ledger_sync, prospective, status
 from .budget import Budget, OverBudget
 from .config import Settings
 from .embed import Embedder, embed_text
 from .errors import VaultGoneError
 from .schema import SCHEMA
-from .store import Store
+from .store import Store, migrations
 from .text.folder import (
     ChangePlan,
     NotRegular,

@@ -293,7 +293,7 @@ def _score_fusion(cosine, bm25, eligible, by_meaning, alpha,
 
 def _lexical_leg(store, text, note_ids, eligible, chunks):
     """Per note: its best chunk's BM25 (lower is better), its rank among hits, and the
-    largest share of the query's words one of its chunks holds (`lexical.coverage`).
+    largest share of the query's words one of its chunks holds (`store.fts.coverage`).
 
     `chunks`: how many live chunks there are (the rows of the vector matrix).
     """

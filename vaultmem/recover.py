@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import clock, config, migrations
+from . import clock, config
 from .config import Settings
 from .embed import Embedder
 from .errors import VaultmemError
 from .indexer import IndexReport, IndexWarning, Progress, index_vault
-from .store import Store, writer_lock
+from .store import Store, migrations, writer_lock
 
 # History, in the order it is written (notes first: the rest points at them).
 HISTORY = ("notes", "ops", "entries", "entry_links", "prospective", "candidates",

@@ -675,7 +675,7 @@ def finish(code: int) -> None:
     import os
     import threading
 
-    store = sys.modules.get("vaultmem.store")  # not imported: no store was opened
+    store = sys.modules.get("vaultmem.store.connection")  # not imported: no store was opened
     if store is not None:
         store.close_all()
     main_thread = threading.main_thread()

@@ -1,7 +1,7 @@
 """The SQLite store: opening (WAL, migrations), and the reads and writes the core needs.
 
 The store layer is this module with `migrations.py` (every table's shape), `matrix.py`
-(the query matrix and its copy beside the database) and `lexical.py` (FTS5 over
+(the query matrix and its copy beside the database) and `fts.py` (FTS5 over
 `chunks_fts`, given the connection). Nothing outside it touches the connection: callers
 use `Store`'s methods (`execute` and `executemany` for the SQL of the tables they own,
 `insert` and `update` for rows), get plain tuples and dataclasses back, and wrap a
@@ -46,8 +46,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import lexical, migrations
-from .errors import (
+from ..errors import (
     BusyError,
     DiskFullError,
     NoIndexError,
@@ -55,7 +54,8 @@ from .errors import (
     StoreReadOnlyError,
     VaultmemError,
 )
-from .text.rows import StoredNote
+from ..text.rows import StoredNote
+from . import fts, migrations
 
 if TYPE_CHECKING:  # numpy comes with the matrix, on the first read that needs it
     import numpy as np
@@ -218,7 +218,7 @@ class Store:
     """A vaultmem database. Open with `Store.open(path)`."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False):
-        self.conn = conn  # for the store layer (lexical.py) and tests; callers use methods
+        self.conn = conn  # for the store layer (fts.py) and tests; callers use methods
         self.path = path
         self.read_only = read_only
         self._locked = False
@@ -472,7 +472,7 @@ class Store:
         rows = conn.execute("SELECT id, heading, text FROM chunks WHERE note_id = ?", [note_id])
         conn.executemany(
             "INSERT INTO chunks_fts (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)",
-            [lexical.fts_row(cid, title, list(aliases), heading, text)
+            [fts.fts_row(cid, title, list(aliases), heading, text)
              for cid, heading, text in rows])
 
     def path_ids(self) -> dict[str, int]:
@@ -523,7 +523,7 @@ class Store:
 
     def alias_paths(self) -> dict[str, list[str]]:
         """{folded alias: live notes carrying it, shortest path first}."""
-        from .text.resolve import fold
+        from ..text.resolve import fold
 
         out: dict[str, list[str]] = {}
         for alias, path in self.execute(
@@ -729,11 +729,11 @@ class Store:
                                "ORDER BY c.note_id, c.ord", [fingerprint])
 
     def lexical_hits(self, text: str, chunks: int) -> list[tuple[int, float]]:
-        """(chunk id, BM25) of the chunks matching `text`'s words (`lexical.search`)."""
-        return lexical.search(self.conn, text, chunks)
+        """(chunk id, BM25) of the chunks matching `text`'s words (`fts.search`)."""
+        return fts.search(self.conn, text, chunks)
 
     def stem_frequencies(self, stems: dict[str, str], stem_of) -> dict[str, int]:
-        """{stem: chunks holding a word with that stem} (`lexical.stem_frequencies`),
+        """{stem: chunks holding a word with that stem} (`fts.stem_frequencies`),
         kept until the store's generation changes: a query asks for the same ledger's
         words every time."""
         generation, key = self.generation(), frozenset(stems.items())
@@ -742,7 +742,7 @@ class Store:
             kept = self._stem_df = (generation, {})
         if key not in kept[1]:
             try:
-                kept[1][key] = lexical.stem_frequencies(self.conn, stems, stem_of)
+                kept[1][key] = fts.stem_frequencies(self.conn, stems, stem_of)
             except sqlite3.OperationalError:  # no fts5vocab in this SQLite: no weights
                 kept[1][key] = {}
             if len(kept[1]) > 64:  # contexts name different notes: keep a few
@@ -750,8 +750,8 @@ class Store:
         return kept[1][key]
 
     def lexical_coverage(self, text: str, chunk_ids: list[int]) -> dict[int, float]:
-        """{chunk id: the share of `text`'s words it holds} (`lexical.coverage`)."""
-        return lexical.coverage(self.conn, text, chunk_ids)
+        """{chunk id: the share of `text`'s words it holds} (`fts.coverage`)."""
+        return fts.coverage(self.conn, text, chunk_ids)
 
 
 def quick_check(conn: sqlite3.Connection, path: Path) -> None:

@@ -12,7 +12,7 @@ import re
 import sqlite3
 import unicodedata
 
-from .text.words import SEARCH_STOP, TOKEN
+from ..text.words import SEARCH_STOP, TOKEN
 
 # Han, Hiragana, Katakana, Hangul (and their common extension blocks).
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
