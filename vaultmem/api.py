@@ -235,7 +235,9 @@ class Vault:
 
         when_ = _when(now)
         window, due_day = _window(due, when_.date(), "due")
-        taken = {row[0] for row in self.store.execute("SELECT id FROM entries")}
+        from .store import entries
+
+        taken = entries.ids(self.store)
         added = add(self.settings.vault, self.settings.ledger_notes[0], text, due=due_day,
                     when=when, links=tuple(links), project=project,
                     taken=taken | appended.ids(self.store),

@@ -23,6 +23,7 @@ from .errors import NotFoundError, UsageError, VaultmemError
 from .ledger import LedgerEntry, new_id
 from .schema import SCHEMA
 from .store import Store
+from .store import entries as entry_rows
 from .text.words import IDENTITY_STOP, SLUG_WORD
 
 MATCH_THRESHOLD = 0.6  # the ledger's own threshold for "an edit of the same line"
@@ -210,7 +211,7 @@ def suggestions(store: Store, settings: Settings, since: date | None = None,
         "AND (? IS NULL OR c.note_day >= ?) ORDER BY c.note_day DESC, n.path, c.line",
         [threshold, _iso(since), _iso(since)]).fetchall()
     entries = _entries(store)
-    taken = {r[0] for r in store.execute("SELECT id FROM entries")}
+    taken = entry_rows.ids(store)
     names = _link_names(store)
     out, held = [], 0
     for r in rows:
@@ -379,7 +380,7 @@ def accept(store: Store, settings: Settings, cand_id: str, edit: str | None,
     action = cand["action"] if edit is None else edit
     source = _link_names(store).get(cand["note_id"], PurePosixPath(cand["path"]).stem)
     links = tuple(dict.fromkeys([source, *json.loads(cand["links"] or "[]")]))
-    taken = {row[0] for row in store.execute("SELECT id FROM entries")} | appended.ids(store)
+    taken = entry_rows.ids(store) | appended.ids(store)
     added = ledger_append.add(
         settings.vault, settings.ledger_notes[0], action,
         due=_day(cand["due"]), when=cand["condition"], links=links, taken=taken,

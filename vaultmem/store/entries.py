@@ -1,0 +1,107 @@
+"""The ledger's tables: `entries`, `entry_links` and `entry_views`.
+
+Written by ledger_sync.py (and the indexer when a ledger note moves); read by whoever
+needs a commitment. Rows go in and out as plain tuples and dicts: the ledger's types
+stay in the domain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .connection import Store
+
+
+def ids(store: Store) -> set[str]:
+    """Every entry id ever given, present or removed: a new id must be none of them."""
+    return {row[0] for row in store.execute("SELECT id FROM entries")}
+
+
+def present_in(store: Store, ledger: str) -> list[tuple[str, str]]:
+    """(id, entry JSON) of the entries a ledger note holds today."""
+    return store.execute("SELECT id, entry FROM entries WHERE ledger_path = ? AND present = 1",
+                         [ledger]).fetchall()
+
+
+def removed(store: Store) -> list[tuple[str, str, str, str | None]]:
+    """(id, entry JSON, ledger, block id) of removed entries, most recently removed first."""
+    return store.execute("SELECT id, entry, ledger_path, block_id FROM entries "
+                         "WHERE present = 0 ORDER BY updated_at DESC, id").fetchall()
+
+
+def mark_removed(store: Store, entry_id: str, stamp: str) -> None:
+    """An entry gone from its ledger stays, with `present = 0` (history is never deleted)."""
+    store.execute("UPDATE entries SET present = 0, updated_at = ? WHERE id = ?",
+                  [stamp, entry_id])
+
+
+def write(store: Store, entry_id: str, row: dict, links: Iterable[str], stamp: str) -> None:
+    """Insert or update one entry, and replace its links (in their written order)."""
+    exists = store.execute("SELECT 1 FROM entries WHERE id = ?", [entry_id]).fetchone()
+    if exists:
+        store.update("entries", entry_id, row)
+    else:
+        store.insert("entries", {"id": entry_id, "first_seen": stamp, **row})
+    store.execute("DELETE FROM entry_links WHERE entry_id = ?", [entry_id])
+    store.executemany("INSERT INTO entry_links (entry_id, ord, target_raw) VALUES (?, ?, ?)",
+                      [(entry_id, i, target) for i, target in enumerate(links)])
+
+
+def present_in_ledger(store: Store, ledger: str) -> int:
+    """How many present entries a ledger note holds."""
+    return store.execute("SELECT count(*) FROM entries WHERE ledger_path = ? AND present = 1",
+                         [ledger]).fetchone()[0]
+
+
+def move_ledger(store: Store, old: str, new: str) -> None:
+    """A ledger note moved: its entries (present or removed) follow it."""
+    store.execute("UPDATE entries SET ledger_path = ? WHERE ledger_path = ?", [new, old])
+
+
+def present_links(store: Store) -> list[tuple[str, int, str, str, int]]:
+    """(entry id, ord, target as written, ledger, line) of every present entry's links."""
+    return store.execute(
+        "SELECT l.entry_id, l.ord, l.target_raw, e.ledger_path, e.line FROM entry_links l "
+        "JOIN entries e ON e.id = l.entry_id WHERE e.present = 1").fetchall()
+
+
+def point_links(store: Store, updates: Iterable[tuple[int | None, str, int]]) -> None:
+    """Set each (target note id, entry id, ord) link's target."""
+    store.executemany("UPDATE entry_links SET target_id = ? WHERE entry_id = ? AND ord = ?",
+                      updates)
+
+
+def open_actions(store: Store) -> list[tuple[str, str | None, str | None]]:
+    """(id, action, condition) of the open present entries, by id."""
+    return store.execute("SELECT id, action, condition FROM entries "
+                         "WHERE present = 1 AND status = 'open' ORDER BY id").fetchall()
+
+
+def linked_notes(store: Store, entry_id: str) -> list[tuple[int, str | None]]:
+    """(note id, title) of the live notes an entry links, in its order."""
+    return store.execute(
+        "SELECT n.id, n.title FROM entry_links l JOIN notes n ON n.id = l.target_id "
+        "WHERE l.entry_id = ? AND n.deleted = 0 ORDER BY l.ord", [entry_id]).fetchall()
+
+
+def linked_texts(store: Store, entry_id: str) -> tuple[str, ...]:
+    """The chunk texts of the live notes an entry links, in order."""
+    return tuple(text for (text,) in store.execute(
+        "SELECT c.text FROM entry_links l JOIN notes n ON n.id = l.target_id AND n.deleted = 0 "
+        "JOIN chunks c ON c.note_id = n.id WHERE l.entry_id = ? ORDER BY l.ord, c.ord",
+        [entry_id]))
+
+
+def views(store: Store) -> list[tuple]:
+    """(entry id, ord, kind, text, hash) of every stored view, in order."""
+    return [tuple(r) for r in store.execute(
+        "SELECT entry_id, ord, kind, text, hash FROM entry_views ORDER BY entry_id, ord")]
+
+
+def replace_views(store: Store, rows: list[tuple]) -> None:
+    """All the views, replaced (in the caller's transaction)."""
+    store.execute("DELETE FROM entry_views")
+    store.executemany(
+        "INSERT INTO entry_views (entry_id, ord, kind, text, hash) VALUES (?, ?, ?, ?, ?)", rows)
