@@ -926,9 +926,6 @@ def _person(subject: str, cue: str) -> str:
     return "thing"
 
 
-_SELF_WORDS = frozenset({"i", "we", "me", "you", "also", "really", "still", "just",
-                         "definitely", "probably", "absolutely", "seriously", "urgently",
-                         "then", "now", "so", "and", "def", "defo", "first"})
 _COMMON_START = frozenset("""it this that the these those there here my our your everything
 something nothing all car bike house flat boiler form application payment invoice bill rent
 tax return report passport licence license visa permit insurance""".split())
