@@ -24,3 +24,20 @@ def moves(store: Store) -> list[tuple[int, str | None]]:
 def state_of(store: Store, path: str) -> tuple[int, int] | None:
     """(id, deleted) of the note stored at `path`, live or deleted, or None."""
     return store.execute("SELECT id, deleted FROM notes WHERE path = ?", [path]).fetchone()
+
+
+def unresolved_wiki_links(store: Store) -> list[tuple[int, str]]:
+    """(source note id, target as written) of the live notes' wiki-links naming no note."""
+    return store.execute(
+        "SELECT l.source_id, l.target_raw FROM links l JOIN notes n ON n.id = l.source_id "
+        "WHERE n.deleted = 0 AND l.target_id IS NULL AND l.kind = 'wiki'").fetchall()
+
+
+def live_tags(store: Store) -> list[tuple[int, str]]:
+    """(note id, tag) of every live note's tags."""
+    return store.execute("SELECT t.note_id, t.tag FROM tags t JOIN notes n ON n.id = t.note_id "
+                         "WHERE n.deleted = 0").fetchall()
+
+
+def live_count(store: Store) -> int:
+    return store.execute("SELECT count(*) FROM notes WHERE deleted = 0").fetchone()[0]
