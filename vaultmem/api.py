@@ -302,8 +302,9 @@ class Vault:
         from .commitments import revised
 
         self._in_step(now)
-        row = self.store.execute("SELECT ledger_path, line, raw, status, present FROM entries "
-                                 "WHERE id = ?", [entry_id]).fetchone()
+        from .store import entries
+
+        row = entries.line_of(self.store, entry_id)
         if row is None:
             raise NotFoundError(f"no commitment {entry_id!r}: `ledger(include_closed=True)` "
                                 "lists every id")
@@ -361,9 +362,9 @@ class Vault:
         from .nudge import record_feedback
 
         found = record_feedback(self.store, item_id, answer, _when(now), snooze)
-        if found is None and not self.store.execute(
-                "SELECT 1 FROM entries WHERE id = ? UNION ALL SELECT 1 FROM prospective "
-                "WHERE id = ?", [item_id, item_id]).fetchone():
+        from .store import entries
+
+        if found is None and not entries.is_item_id(self.store, item_id):
             raise NotFoundError(f"no such id {item_id!r}: nudges name ledger entries and "
                                 "prospective items by the id they print")
         if found is None:
@@ -474,9 +475,9 @@ class Vault:
                        else fingerprint_for(self.settings))
         if getattr(self._embedder, "dim", 0):
             return fingerprint, self._embedder.dim
-        row = self.store.execute("SELECT length(vector) FROM vectors WHERE fingerprint = ? "
-                                 "LIMIT 1", [fingerprint]).fetchone()
-        return fingerprint, (row[0] // 4 if row else 0)  # float32
+        from .store.vectors import stored_dim
+
+        return fingerprint, stored_dim(self.store, fingerprint)
 
     def status(self):
         """Counts, last runs, unresolved links, warnings, and every effective setting."""

@@ -6,6 +6,9 @@
     matrix.py       the query matrix and its copy beside the database
     fts.py          FTS5 (BM25) over chunk text, titles, aliases and headings
     entries.py      the ledger's entries, their links and views
+    notes.py        reads of notes, links, tags, aliases and moves the domain names
+    appended.py     the lines vaultmem appended, watched until the user's own
+    vectors.py      reads of the vectors table
     runs.py         the index run's state flags, one typed object
 
 The domain calls named functions and `Store`'s methods; none of it writes SQL

@@ -105,3 +105,15 @@ def replace_views(store: Store, rows: list[tuple]) -> None:
     store.execute("DELETE FROM entry_views")
     store.executemany(
         "INSERT INTO entry_views (entry_id, ord, kind, text, hash) VALUES (?, ?, ?, ?, ?)", rows)
+
+
+def line_of(store: Store, entry_id: str) -> tuple[str, int, str, str, int] | None:
+    """(ledger, line, raw text, status, present) of one entry, or None."""
+    return store.execute("SELECT ledger_path, line, raw, status, present FROM entries "
+                         "WHERE id = ?", [entry_id]).fetchone()
+
+
+def is_item_id(store: Store, item_id: str) -> bool:
+    """Whether an id names a ledger entry or a prospective item (what a nudge names)."""
+    return store.execute("SELECT 1 FROM entries WHERE id = ? UNION ALL SELECT 1 FROM "
+                         "prospective WHERE id = ?", [item_id, item_id]).fetchone() is not None
