@@ -117,3 +117,25 @@ def is_item_id(store: Store, item_id: str) -> bool:
     """Whether an id names a ledger entry or a prospective item (what a nudge names)."""
     return store.execute("SELECT 1 FROM entries WHERE id = ? UNION ALL SELECT 1 FROM "
                          "prospective WHERE id = ?", [item_id, item_id]).fetchone() is not None
+
+
+def open_link_priorities(store: Store) -> list[tuple[int, str | None]]:
+    """(linked note id, Tasks priority) of the open entries' resolved links."""
+    return store.execute(
+        "SELECT l.target_id, json_extract(e.fields, '$.priority') FROM entry_links l "
+        "JOIN entries e ON e.id = l.entry_id WHERE e.present = 1 AND e.status = 'open' "
+        "AND l.target_id IS NOT NULL").fetchall()
+
+
+def open_link_targets(store: Store) -> set[int]:
+    """The notes an open entry links."""
+    return {row[0] for row in store.execute(
+        "SELECT l.target_id FROM entry_links l JOIN entries e ON e.id = l.entry_id "
+        "WHERE e.present = 1 AND e.status = 'open' AND l.target_id IS NOT NULL")}
+
+
+def open_projects(store: Store) -> set[str]:
+    """The projects of the open entries, as written."""
+    return {row[0] for row in store.execute(
+        "SELECT DISTINCT project FROM entries WHERE present = 1 AND status = 'open' "
+        "AND project IS NOT NULL")}

@@ -89,3 +89,9 @@ def listed(store: Store, include_closed: bool) -> list[tuple]:
         "FROM prospective p JOIN notes n ON n.id = p.note_id "
         f"WHERE p.present = 1 AND n.deleted = 0 {where} "
         "ORDER BY p.kind, p.created").fetchall()
+
+
+def note_level_ids(store: Store) -> set[int]:
+    """Notes that are present note-level items, whatever their status."""
+    return {r[0] for r in store.execute(
+        "SELECT note_id FROM prospective WHERE level = 'note' AND present = 1")}

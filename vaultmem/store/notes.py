@@ -41,3 +41,38 @@ def live_tags(store: Store) -> list[tuple[int, str]]:
 
 def live_count(store: Store) -> int:
     return store.execute("SELECT count(*) FROM notes WHERE deleted = 0").fetchone()[0]
+
+
+def ledger_ids(store: Store, ledger_paths: list[str]) -> set[int]:
+    """Notes that are ledgers: typed so, configured, or holding entries."""
+    marks = ",".join("?" * len(ledger_paths))
+    return {r[0] for r in store.execute(
+        f"SELECT id FROM notes WHERE lower(type) = 'ledger' OR path IN ({marks}) "
+        "OR path IN (SELECT ledger_path FROM entries)", list(ledger_paths))}
+
+
+def mentions(store: Store, ops: tuple[str, ...]) -> list[tuple[int, str, int | None]]:
+    """(note id, time, linking note id for a 'linked' op) of the ops of these kinds that
+    name a note and no entry."""
+    marks = ",".join("?" * len(ops))
+    return store.execute(
+        f"SELECT note_id, ts, CASE WHEN op = 'linked' THEN json_extract(detail, '$.source_id') "
+        f"END FROM ops WHERE op IN ({marks}) AND note_id IS NOT NULL AND entry_id IS NULL",
+        ops).fetchall()
+
+
+def link_pairs(store: Store) -> list[tuple[int, int]]:
+    """Every distinct (source, target) of the resolved links."""
+    return store.execute(
+        "SELECT DISTINCT source_id, target_id FROM links WHERE target_id IS NOT NULL").fetchall()
+
+
+def live(store: Store) -> list[tuple[int, str, str | None, str | None, str | None, int | None]]:
+    """(id, path, type, importance, project, mtime_ns) of every live note, by id."""
+    return store.execute("SELECT id, path, type, importance, project, mtime_ns FROM notes "
+                         "WHERE deleted = 0 ORDER BY id").fetchall()
+
+
+def tags(store: Store) -> list[tuple[int, str]]:
+    """(note id, tag) of every note's tags."""
+    return store.execute("SELECT note_id, tag FROM tags").fetchall()
