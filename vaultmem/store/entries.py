@@ -139,3 +139,13 @@ def open_projects(store: Store) -> set[str]:
     return {row[0] for row in store.execute(
         "SELECT DISTINCT project FROM entries WHERE present = 1 AND status = 'open' "
         "AND project IS NOT NULL")}
+
+
+def linking(store: Store, note_id: int) -> list[tuple]:
+    """(id, action, condition, due, status, present, ledger, line) of the entries, present
+    or removed, that link a note: present ones first."""
+    return store.execute(
+        "SELECT DISTINCT e.id, e.action, e.condition, e.due, e.status, e.present, "
+        "e.ledger_path, e.line FROM entry_links l JOIN entries e ON e.id = l.entry_id "
+        "WHERE l.target_id = ? ORDER BY e.present DESC, e.ledger_path, e.line",
+        [note_id]).fetchall()

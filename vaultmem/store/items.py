@@ -95,3 +95,9 @@ def note_level_ids(store: Store) -> set[int]:
     """Notes that are present note-level items, whatever their status."""
     return {r[0] for r in store.execute(
         "SELECT note_id FROM prospective WHERE level = 'note' AND present = 1")}
+
+
+def in_note(store: Store, note_id: int) -> list[tuple[str, str, str, str, int | None]]:
+    """(id, kind, status, text, line) of a note's present items, by line."""
+    return store.execute("SELECT id, kind, status, text, line FROM prospective "
+                         "WHERE note_id = ? AND present = 1 ORDER BY line", [note_id]).fetchall()

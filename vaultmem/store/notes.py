@@ -76,3 +76,39 @@ def live(store: Store) -> list[tuple[int, str, str | None, str | None, str | Non
 def tags(store: Store) -> list[tuple[int, str]]:
     """(note id, tag) of every note's tags."""
     return store.execute("SELECT note_id, tag FROM tags").fetchall()
+
+
+def by_paths(store: Store, *paths: str) -> list[tuple[int, str]]:
+    """(id, path) of the notes stored at any of these paths, live ones first."""
+    marks = ",".join("?" * len(paths))
+    return store.execute(f"SELECT id, path FROM notes WHERE path IN ({marks}) ORDER BY deleted",
+                         list(paths)).fetchall()
+
+
+def head(store: Store, note_id: int) -> tuple[str | None, str | None, str | None, int]:
+    """(title, front matter JSON, hash, deleted) of one note."""
+    return store.execute("SELECT title, frontmatter, hash, deleted FROM notes WHERE id = ?",
+                         [note_id]).fetchone()
+
+
+def tags_of(store: Store, note_id: int) -> list[str]:
+    """A note's tags, sorted."""
+    return [t for (t,) in store.execute("SELECT tag FROM tags WHERE note_id = ? ORDER BY tag",
+                                        [note_id])]
+
+
+def links_of(store: Store, note_id: int) -> list[tuple]:
+    """(target as written, kind, heading, line, target path or None) of a note's links, in
+    the order written."""
+    return store.execute(
+        "SELECT l.target_raw, l.kind, l.heading, l.line, n.path FROM links l "
+        "LEFT JOIN notes n ON n.id = l.target_id AND n.deleted = 0 "
+        "WHERE l.source_id = ? ORDER BY l.line, l.id", [note_id]).fetchall()
+
+
+def backlinks_of(store: Store, note_id: int) -> list[tuple[str, int]]:
+    """(path, line) of the other live notes' links to this one."""
+    return store.execute(
+        "SELECT n.path, l.line FROM links l JOIN notes n ON n.id = l.source_id "
+        "WHERE l.target_id = ? AND n.deleted = 0 AND l.source_id != ? ORDER BY n.path, l.line",
+        [note_id, note_id]).fetchall()

@@ -16,3 +16,11 @@ def replace(store: Store, rows: list[tuple]) -> None:
     store.executemany(
         "INSERT INTO salience (note_id, importance, activation, centrality, prospective, "
         "recency, score, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def of_note(store: Store, note_id: int) -> tuple | None:
+    """(score, importance, activation, centrality, prospective, recency, computed at) of
+    one note, or None before the first salience run."""
+    return store.execute(
+        "SELECT score, importance, activation, centrality, prospective, recency, computed_at "
+        "FROM salience WHERE note_id = ?", [note_id]).fetchone()
