@@ -149,3 +149,60 @@ def linking(store: Store, note_id: int) -> list[tuple]:
         "e.ledger_path, e.line FROM entry_links l JOIN entries e ON e.id = l.entry_id "
         "WHERE l.target_id = ? ORDER BY e.present DESC, e.ledger_path, e.line",
         [note_id]).fetchall()
+
+
+def any_may_fire(store: Store, day: str) -> bool:
+    """Whether an open entry has a condition, or a window open by `day` (ISO)."""
+    return store.execute(
+        "SELECT 1 FROM entries WHERE present = 1 AND status = 'open' AND (condition IS NOT "
+        "NULL OR fires_from <= ?) LIMIT 1", [day]).fetchone() is not None
+
+
+def open_rows(store: Store) -> list[tuple]:
+    """(id, action, condition, keywords JSON, fires_from, due, condition hash, project,
+    line, ledger, linked note ids comma-joined) of the open entries, in ledger order."""
+    return store.execute(
+        "SELECT e.id, e.action, e.condition, e.keywords, e.fires_from, e.due, e.cond_hash, "
+        "e.project, e.line, e.ledger_path, group_concat(l.target_id) FROM entries e "
+        "LEFT JOIN entry_links l ON l.entry_id = e.id "
+        "WHERE e.present = 1 AND e.status = 'open' GROUP BY e.id ORDER BY e.ledger_path, e.line"
+    ).fetchall()
+
+
+def view_vectors(store: Store, fingerprint: str, ids: list[str]) -> list[tuple]:
+    """(entry id, kind, text, vector blob or None) of these entries' views, in order."""
+    marks = ",".join("?" * len(ids))
+    return store.execute(
+        f"SELECT ev.entry_id, ev.kind, ev.text, v.vector FROM entry_views ev LEFT JOIN "
+        f"vectors v ON v.hash = ev.hash AND v.fingerprint = ? WHERE ev.entry_id IN ({marks}) "
+        f"ORDER BY ev.entry_id, ev.ord", [fingerprint, *ids]).fetchall()
+
+
+def listing(store: Store, include_closed: bool) -> list[tuple]:
+    """(id, status, present, action, condition, due, fires_from, ledger, line, project,
+    revisions, priority, recurrence) of the entries (open ones only unless asked)."""
+    where = "" if include_closed else "WHERE e.present = 1 AND e.status = 'open'"
+    return store.execute(
+        "SELECT e.id, e.status, e.present, e.action, e.condition, e.due, e.fires_from, "
+        "e.ledger_path, e.line, e.project, (SELECT count(*) FROM ops o WHERE o.entry_id = e.id), "
+        "json_extract(e.fields, '$.priority'), json_extract(e.fields, '$.recurrence') "
+        f"FROM entries e {where} ORDER BY e.present DESC, e.ledger_path, e.line").fetchall()
+
+
+def all_links(store: Store) -> list[tuple[str, str, str | None]]:
+    """(entry id, target as written, live note path or None) of every entry link."""
+    return store.execute(
+        "SELECT l.entry_id, l.target_raw, n.path FROM entry_links l LEFT JOIN notes n "
+        "ON n.id = l.target_id AND n.deleted = 0 ORDER BY l.entry_id, l.ord").fetchall()
+
+
+def head(store: Store, entry_id: str) -> tuple | None:
+    """(id, raw, status, present, ledger, line, first seen) of one entry, or None."""
+    return store.execute("SELECT id, raw, status, present, ledger_path, line, first_seen "
+                         "FROM entries WHERE id = ?", [entry_id]).fetchone()
+
+
+def revisions(store: Store, entry_id: str) -> list[tuple[str, str, str | None]]:
+    """(time, op, detail JSON) of every op of one entry, in order."""
+    return store.execute("SELECT ts, op, detail FROM ops WHERE entry_id = ? ORDER BY id",
+                         [entry_id]).fetchall()

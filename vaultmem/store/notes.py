@@ -112,3 +112,12 @@ def backlinks_of(store: Store, note_id: int) -> list[tuple[str, int]]:
         "SELECT n.path, l.line FROM links l JOIN notes n ON n.id = l.source_id "
         "WHERE l.target_id = ? AND n.deleted = 0 AND l.source_id != ? ORDER BY n.path, l.line",
         [note_id, note_id]).fetchall()
+
+
+def live_paths(store: Store, ids: set[int]) -> dict[int, str]:
+    """{id: path} of those of these notes that are live."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return dict(store.execute(
+        f"SELECT id, path FROM notes WHERE deleted = 0 AND id IN ({marks})", list(ids)))
