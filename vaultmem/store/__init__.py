@@ -9,6 +9,7 @@
     notes.py        reads of notes, links, tags, aliases and moves the domain names
     items.py        the prospective items (plans, ideas, decisions, questions, insights)
     appended.py     the lines vaultmem appended, watched until the user's own
+    nudges.py       nudge states, surfacings and feedback
     salience.py     the nightly salience scores
     vectors.py      reads of the vectors table
     runs.py         the index run's state flags, one typed object

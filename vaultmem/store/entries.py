@@ -206,3 +206,18 @@ def revisions(store: Store, entry_id: str) -> list[tuple[str, str, str | None]]:
     """(time, op, detail JSON) of every op of one entry, in order."""
     return store.execute("SELECT ts, op, detail FROM ops WHERE entry_id = ? ORDER BY id",
                          [entry_id]).fetchall()
+
+
+def open_for_nudges(store: Store) -> list[tuple]:
+    """(id, action, condition, due, scheduled, start, first seen, fields JSON, entry JSON,
+    tags JSON, project) of the open entries."""
+    return store.execute(
+        "SELECT id, action, condition, due, scheduled, start, first_seen, fields, entry, "
+        "tags, project FROM entries WHERE present = 1 AND status = 'open'").fetchall()
+
+
+def linked_paths(store: Store, entry_id: str) -> list[str]:
+    """The paths of the notes an entry links (deleted ones too), in its order."""
+    return [r[0] for r in store.execute(
+        "SELECT n.path FROM entry_links l JOIN notes n ON n.id = l.target_id "
+        "WHERE l.entry_id = ? ORDER BY l.ord", [entry_id])]

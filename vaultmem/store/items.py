@@ -101,3 +101,13 @@ def in_note(store: Store, note_id: int) -> list[tuple[str, str, str, str, int | 
     """(id, kind, status, text, line) of a note's present items, by line."""
     return store.execute("SELECT id, kind, status, text, line FROM prospective "
                          "WHERE note_id = ? AND present = 1 ORDER BY line", [note_id]).fetchall()
+
+
+def for_nudges(store: Store) -> list[tuple]:
+    """(id, kind, text, created, last referenced, note front matter JSON, level, path) of
+    the open and referenced items in live notes."""
+    return store.execute(
+        "SELECT p.id, p.kind, p.text, p.created, p.last_referenced, n.frontmatter, "
+        "p.level, n.path FROM prospective p JOIN notes n ON n.id = p.note_id "
+        "WHERE p.present = 1 AND p.status IN ('open', 'referenced') AND n.deleted = 0"
+    ).fetchall()

@@ -121,3 +121,16 @@ def live_paths(store: Store, ids: set[int]) -> dict[int, str]:
     marks = ",".join("?" * len(ids))
     return dict(store.execute(
         f"SELECT id, path FROM notes WHERE deleted = 0 AND id IN ({marks})", list(ids)))
+
+
+def chunk_texts_at(store: Store, path: str) -> list[str]:
+    """The chunk texts of the note(s) stored at `path`, in order."""
+    return [r[0] for r in store.execute(
+        "SELECT c.text FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = ? "
+        "ORDER BY c.ord", [path])]
+
+
+def id_at(store: Store, path: str) -> int | None:
+    """The id of the note stored at `path` (live or deleted), or None."""
+    row = store.execute("SELECT id FROM notes WHERE path = ?", [path]).fetchone()
+    return row[0] if row else None
