@@ -6,6 +6,7 @@
     matrix.py       the query matrix and its copy beside the database
     fts.py          FTS5 (BM25) over chunk text, titles, aliases and headings
     entries.py      the ledger's entries, their links and views
+    candidates.py   commitments found in passing, until accepted or rejected
     notes.py        reads of notes, links, tags, aliases and moves the domain names
     items.py        the prospective items (plans, ideas, decisions, questions, insights)
     appended.py     the lines vaultmem appended, watched until the user's own

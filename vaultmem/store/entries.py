@@ -221,3 +221,14 @@ def linked_paths(store: Store, entry_id: str) -> list[str]:
     return [r[0] for r in store.execute(
         "SELECT n.path FROM entry_links l JOIN notes n ON n.id = l.target_id "
         "WHERE l.entry_id = ? ORDER BY l.ord", [entry_id])]
+
+
+def link_rows(store: Store) -> list[tuple[str, int | None, str]]:
+    """(entry id, target note id or None, target as written) of every entry link."""
+    return store.execute("SELECT entry_id, target_id, target_raw FROM entry_links").fetchall()
+
+
+def present_actions(store: Store) -> list[tuple[str, str | None, str | None, str | None]]:
+    """(id, action, condition, due) of every present entry, whatever its status."""
+    return store.execute(
+        "SELECT id, action, condition, due FROM entries WHERE present = 1").fetchall()

@@ -134,3 +134,8 @@ def id_at(store: Store, path: str) -> int | None:
     """The id of the note stored at `path` (live or deleted), or None."""
     row = store.execute("SELECT id FROM notes WHERE path = ?", [path]).fetchone()
     return row[0] if row else None
+
+
+def live_paths_all(store: Store) -> list[tuple[int, str]]:
+    """(id, path) of every live note."""
+    return store.execute("SELECT id, path FROM notes WHERE deleted = 0").fetchall()
