@@ -7,6 +7,7 @@
     fts.py          FTS5 (BM25) over chunk text, titles, aliases and headings
     entries.py      the ledger's entries, their links and views
     candidates.py   commitments found in passing, until accepted or rejected
+    filters.py      the notes a query's structural filters let through
     notes.py        reads of notes, links, tags, aliases and moves the domain names
     items.py        the prospective items (plans, ideas, decisions, questions, insights)
     appended.py     the lines vaultmem appended, watched until the user's own
