@@ -4,8 +4,7 @@ The package is layered by folder, lowest first:
 
 * `text/` reads markdown and words: the standard library, the markdown readers and its
   own modules only (and `errors`, the exception family, itself standard library only).
-* `store/` (and `recover`, which rebuilds a damaged store) owns SQLite,
-  and imports nothing of the domain.
+* `store/` owns SQLite (every statement) and imports nothing of the domain.
 * the domain, flat at the top of the package, where its names guide a reader.
 * `interfaces/` are the faces (command line, MCP, watcher, what they print): nothing
   below imports them.
@@ -40,12 +39,8 @@ TEXT_PACKAGES = {"markdown_it", "frontmatter", "yaml"}
 PURE = {"clock", "config", "errors", "form", "ledger", "ledger_append", "ledger_edit",
         "schema", "tasks_format"}
 ARITHMETIC = {"embed", "onnx_embed", "snippet", "trigger"}  # numpy, never the store
-STORE_LAYER = {"recover"}  # beside store/, which is the store layer by folder
 # What the store layer stands on besides itself and text/: nothing of the domain above.
 STORE_MAY_USE = {"errors", "clock", "config"}
-# recover (`index --rebuild`) moves a damaged store aside and then runs a whole index:
-# it handles the files under the connection, and calls the domain to refill them.
-STORE_ABOVE = {"recover"}
 # Domain modules that use the store: each says why it stands at the top of the package.
 DOMAIN = {
     "__init__": "the package's face: hands `Vault` on, lazily",
@@ -64,6 +59,7 @@ DOMAIN = {
     "opener": "opening a note where its user reads it",
     "prospective": "prospective items (SPEC 7)",
     "rank": "the query-time ranking",
+    "recover": "`index --rebuild`: the store's salvage, then a whole index run",
     "related": "the notes close to one note",
     "salience": "the offline salience job",
     "status": "what is indexed: the status document",
@@ -195,7 +191,7 @@ def sql_uses(source: str) -> list[int]:
 
 
 def _in_store_layer(name: str) -> bool:
-    return name in STORE_LAYER or folder(name) == "store"
+    return folder(name) == "store"
 
 
 def folder_problems(srcs: dict[str, str]) -> list[str]:
@@ -208,7 +204,7 @@ def folder_problems(srcs: dict[str, str]) -> list[str]:
                          for p in sorted(packages - set(sys.stdlib_module_names) - TEXT_PACKAGES)]
             problems += [f"{name} imports vaultmem.{m} (text/: its own modules only)"
                          for m in sorted(mods) if folder(m) != "text" and m not in TEXT_MAY_USE]
-        if _in_store_layer(name) and name not in STORE_ABOVE:
+        if _in_store_layer(name):
             problems += [f"{name} imports vaultmem.{m} (the store stands below the domain)"
                          for m in sorted(mods) if not _in_store_layer(m)
                          and folder(m) != "text" and m not in STORE_MAY_USE]
@@ -252,14 +248,14 @@ def violations(srcs: dict[str, str]) -> list[str]:
 
 def unplaced(srcs: dict[str, str]) -> list[str]:
     """Modules under no folder's rule and in no list."""
-    listed = PURE | ARITHMETIC | STORE_LAYER | set(DOMAIN)
+    listed = PURE | ARITHMETIC | set(DOMAIN)
     return sorted(n for n in srcs if folder(n) == "" and n not in listed)
 
 
 def test_every_module_is_under_a_rule_or_in_a_list_on_purpose():
     srcs = sources()
     assert unplaced(srcs) == []
-    lists = [PURE, ARITHMETIC, STORE_LAYER, set(DOMAIN)]
+    lists = [PURE, ARITHMETIC, set(DOMAIN)]
     assert sum(map(len, lists)) == len(set().union(*lists))  # each module in one list
     assert set().union(*lists, SQL_NOT_MOVED, TEXT_MAY_USE) <= set(srcs)  # renamed here too
 

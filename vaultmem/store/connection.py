@@ -23,7 +23,7 @@ Which module writes which tables (every reader may read any of them):
     nudge_state, surfacings, feedback             nudge.py
     appended                                      appended.py
     _migrations, and every table's columns        migrations.py
-    all of them, once                             recover.py, rebuilding a damaged store
+    all of them, once                             store/salvage.py, rebuilding a damaged store
                                                     with the history it could read
 
 A store opens with the standard library's sqlite3 alone: sqlite-utils is imported only
@@ -554,6 +554,12 @@ class Store:
             "INSERT INTO ops (ts, op, note_id, entry_id, detail) VALUES (?, ?, ?, ?, ?)",
             [ts, op, note_id, entry_id, json.dumps(detail or {}, ensure_ascii=False)],
         )
+
+    def lock_taken(self) -> None:
+        """This process holds the writer lock, taken before the store was opened
+        (`index --rebuild` moves a damaged file aside first): runs marked running are
+        then known to be killed ones."""
+        self._locked = True
 
     def start_run(self, kind: str, started: str) -> int:
         """Record a run as running. Runs still marked running from before were killed:
