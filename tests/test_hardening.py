@@ -161,7 +161,7 @@ from vaultmem.errors import VaultmemError
 vault, stop, ready = sys.argv[2], sys.argv[3], sys.argv[4]
 now = ["--now", "2026-08-15T09:30"]
 commands = [["query", "boiler invoice vendor", "--json", *now], ["status", "--json"],
-            ["due", "--json", "--all", *now]]
+            ["due", "--json", *now]]
 log = []
 rounds = 0
 while not os.path.exists(stop):

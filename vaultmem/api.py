@@ -110,6 +110,19 @@ def find_root(start: Path) -> Path:
     return start
 
 
+def locate(path: str | Path | None = None, db: str | Path | None = None,
+           **settings: Any) -> config.Settings:
+    """The settings of the vault a command means, found the one way every command finds
+    it: `path`, else `$VAULTMEM_VAULT`, else the vault the current folder is in; an
+    error when that is no folder. Opens nothing (`index --rebuild` must not)."""
+    if path is None and not os.environ.get("VAULTMEM_VAULT"):
+        path = find_root(Path.cwd())
+    resolved = config.load(path, db, **settings)
+    if not resolved.vault.is_dir():
+        raise VaultmemError(f"vault {resolved.vault} is not a folder: pass the vault path")
+    return resolved
+
+
 class Vault:
     """An open vault: its settings, its store and (loaded on first use) the embedder."""
 
@@ -132,11 +145,7 @@ class Vault:
         model now, in the background, while the store opens. `settings`: overrides of
         `config.Settings` fields.
         """
-        if path is None and not os.environ.get("VAULTMEM_VAULT"):
-            path = find_root(Path.cwd())
-        resolved = config.load(path, db, **settings)
-        if not resolved.vault.is_dir():
-            raise VaultmemError(f"vault {resolved.vault} is not a folder: pass the vault path")
+        resolved = locate(path, db, **settings)
         early = None
         if preload and embedder is None:
             from .embed import query_embedder

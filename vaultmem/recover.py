@@ -6,15 +6,13 @@ what really changed. The old file is never deleted.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from . import clock, config
+from . import clock
 from .config import Settings
 from .embed import Embedder
-from .errors import VaultmemError
 from .indexer import IndexReport, IndexWarning, Progress, index_vault
 from .store import Store, writer_lock
 from .store.salvage import (
@@ -59,13 +57,9 @@ def rebuild_vault(path: str | Path | None = None, db: str | Path | None = None, 
                   progress: Progress | None = None) -> IndexReport:
     """`vaultmem index --rebuild`: the vault found as `Vault.open` finds it, without
     opening its store (a damaged one may not open)."""
-    from .api import find_root
+    from .api import locate
 
-    if path is None and not os.environ.get("VAULTMEM_VAULT"):
-        path = find_root(Path.cwd())
-    settings = config.load(path, db)
-    if not settings.vault.is_dir():
-        raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
+    settings = locate(path, db)
     if embedder is None:
         from .embed import FastEmbedder
 

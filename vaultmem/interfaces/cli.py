@@ -265,7 +265,6 @@ def due(
         show_default=False)] = None,
     horizon: Annotated[int, typer.Option(
         "--horizon", min=0, help="Also list what comes up within this many days.")] = 7,
-    show_all: Annotated[bool, typer.Option("--all", hidden=True)] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -563,12 +562,9 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
     """Print crontab lines for this vault: index hourly, salience nightly, nudge every 15 min."""
     import shutil
 
-    from .. import config
-    from ..api import find_root
+    from ..api import locate
 
-    settings = config.load(vault or (None if _env_vault() else find_root(Path.cwd())), db)
-    if not settings.vault.is_dir():
-        raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
+    settings = locate(vault, db)
     exe = _own_script() or shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
     target = f"--vault {_quote(settings.vault)}"
     if settings.db != settings.vault / ".vaultmem" / "vaultmem.db":
@@ -586,12 +582,6 @@ def _own_script() -> str | None:
     script = Path(sys.executable).parent / ("vaultmem.exe" if sys.platform == "win32"
                                             else "vaultmem")
     return str(script) if script.is_file() else None
-
-
-def _env_vault() -> str | None:
-    import os
-
-    return os.environ.get("VAULTMEM_VAULT")
 
 
 def _quote(path) -> str:
