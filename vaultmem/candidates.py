@@ -62,7 +62,7 @@ def find(settings: Settings, path: str, parsed, text: str | None, mtime_ns: int 
 def retire_note(store: Store, note_id: int, stamp: str) -> None:
     """A deleted note's candidates are retired with it (kept, marked, never deleted)."""
     for cand_id in cand_rows.present_ids(store, note_id):
-        cand_rows.retire(store, cand_id, stamp)
+        store.mark_absent("candidates", cand_id, stamp)
         store.add_op(stamp, "candidate-retired", note_id, cand_id, {"reason": "note deleted"})
 
 
@@ -74,7 +74,7 @@ def _reconcile(store: Store, note_id: int, path: str, drafts: list[form.Candidat
         row = _row(draft, day)
         if i not in pairs:
             cand_id = _new_id(store, draft)
-            cand_rows.add(store, {"id": cand_id, "note_id": note_id, "key": draft.key,
+            store.insert("candidates", {"id": cand_id, "note_id": note_id, "key": draft.key,
                                         **row, "status": "open", "present": 1,
                                         "first_seen": stamp, "updated_at": stamp})
             store.add_op(stamp, "candidate-found", note_id, cand_id,
@@ -85,14 +85,14 @@ def _reconcile(store: Store, note_id: int, path: str, drafts: list[form.Candidat
         old = known[pairs[i]]
         changed = {k: {"from": old[k], "to": row[k]} for k in _CHANGES if old[k] != row[k]}
         if changed or any(old[k] != row[k] for k in _FIELDS) or old["key"] != draft.key:
-            cand_rows.change(store, old["id"], {"key": draft.key, **row, "updated_at": stamp})
+            store.update("candidates", old["id"], {"key": draft.key, **row, "updated_at": stamp})
         if changed:
             store.add_op(stamp, "candidate-changed", note_id, old["id"],
                          {"path": path, "line": draft.line, **changed})
     matched = set(pairs.values())
     for k, old in enumerate(known):
         if k not in matched:
-            cand_rows.retire(store, old["id"], stamp)
+            store.mark_absent("candidates", old["id"], stamp)
             store.add_op(stamp, "candidate-retired", note_id, old["id"],
                          {"path": path, "line": old["line"], "reason": "source line gone"})
 
@@ -145,7 +145,7 @@ def _new_id(store: Store, draft: form.Candidate) -> str:
     words = [w for w in SLUG_WORD.findall(draft.action.lower()) if w not in IDENTITY_STOP]
     base = "f-" + "-".join(words[:4] or ["commitment"])
     ident, n = base, 1
-    while cand_rows.taken(store, ident):
+    while store.has("candidates", ident):
         n += 1
         ident = f"{base}-{n}"
     return ident

@@ -85,7 +85,7 @@ def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
             return [(path, None, held)]
     for entry_id, entry, revisions in changes:
         if entry is None:
-            entries.mark_removed(store, entry_id, stamp)
+            store.mark_absent("entries", entry_id, stamp)
         else:
             _write_entry(store, entry_id, path, entry, stamp)
         for rev in revisions:

@@ -93,7 +93,7 @@ def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],
         row = known.get(draft.key)
         if row is None:
             item_id = _new_id(store, path, draft)
-            item_rows.add(store, {
+            store.insert("prospective", {
                 "id": item_id, "note_id": note_id, "kind": draft.kind, "text": draft.text,
                 "line": draft.line, "block_id": draft.block_id, "level": draft.level,
                 "status": "closed" if draft.closed else "open", "closed": int(draft.closed),
@@ -110,17 +110,17 @@ def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],
         elif not draft.closed and was_closed:
             fields["status"] = "open"
             store.add_op(stamp, "item-status", note_id, item_id, {"from": status, "to": "open"})
-        item_rows.change(store, item_id, fields)
+        store.update("prospective", item_id, fields)
     for key, row in known.items():
         if key not in seen:
-            item_rows.mark_removed(store, row[0], stamp)
+            store.mark_absent("prospective", row[0], stamp)
             store.add_op(stamp, "item-removed", note_id, row[0], {})
 
 
 def remove_note_items(store: Store, note_id: int, stamp: str) -> None:
     """A deleted note takes its items with it (kept, marked, never deleted)."""
     for item_id, *_ in item_rows.of_note(store, note_id):
-        item_rows.mark_removed(store, item_id, stamp)
+        store.mark_absent("prospective", item_id, stamp)
         store.add_op(stamp, "item-removed", note_id, item_id, {"reason": "note deleted"})
 
 
@@ -130,7 +130,7 @@ def _new_id(store: Store, path: str, draft: Draft) -> str:
     words = SLUG_WORD.findall(source.lower())[:5] or ["item"]
     base = f"p-{'-'.join(words)}"
     candidate, n = base, 2
-    while item_rows.taken(store, candidate):
+    while store.has("prospective", candidate):
         candidate, n = f"{base}-{n}", n + 1
     return candidate
 

@@ -28,25 +28,6 @@ def of_note(store: Store, note_id: int, columns: tuple[str, ...]) -> list[dict]:
     return [dict(zip(columns, row, strict=True)) for row in rows]
 
 
-def add(store: Store, row: dict) -> None:
-    store.insert("candidates", row)
-
-
-def change(store: Store, cand_id: str, fields: dict) -> None:
-    store.update("candidates", cand_id, fields)
-
-
-def retire(store: Store, cand_id: str, stamp: str) -> None:
-    """A candidate whose line is gone stays, with `present = 0`."""
-    store.execute("UPDATE candidates SET present = 0, updated_at = ? WHERE id = ?",
-                  [stamp, cand_id])
-
-
-def taken(store: Store, cand_id: str) -> bool:
-    return store.execute("SELECT 1 FROM candidates WHERE id = ?", [cand_id]).fetchone() \
-        is not None
-
-
 def open_above(store: Store, threshold: float, since: str | None) -> list[tuple]:
     """The open present candidates of live notes at or above `threshold`, from notes of
     `since` or later: newest note first (columns: SUGGESTED)."""

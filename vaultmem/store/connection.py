@@ -417,6 +417,16 @@ class Store:
         if cursor.rowcount != 1:
             raise LookupError(f"{table}: no row {row_id!r}")
 
+    def has(self, table: str, row_id: int | str) -> bool:
+        """Whether a row of `table` has this `id` (present or not: an id is never reused)."""
+        return self.execute(f"SELECT 1 FROM [{table}] WHERE id = ?", [row_id]).fetchone() \
+            is not None
+
+    def mark_absent(self, table: str, row_id: int | str, stamp: str) -> None:
+        """A row whose source is gone stays, with `present = 0` (history is never deleted)."""
+        self.execute(f"UPDATE [{table}] SET present = 0, updated_at = ? WHERE id = ?",
+                     [stamp, row_id])
+
     # -- notes ---------------------------------------------------------------
 
     def note_states(self) -> dict[str, StoredNote]:

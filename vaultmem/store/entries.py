@@ -31,12 +31,6 @@ def removed(store: Store) -> list[tuple[str, str, str, str | None]]:
                          "WHERE present = 0 ORDER BY updated_at DESC, id").fetchall()
 
 
-def mark_removed(store: Store, entry_id: str, stamp: str) -> None:
-    """An entry gone from its ledger stays, with `present = 0` (history is never deleted)."""
-    store.execute("UPDATE entries SET present = 0, updated_at = ? WHERE id = ?",
-                  [stamp, entry_id])
-
-
 def write(store: Store, entry_id: str, row: dict, links: Iterable[str], stamp: str) -> None:
     """Insert or update one entry, and replace its links (in their written order)."""
     exists = store.execute("SELECT 1 FROM entries WHERE id = ?", [entry_id]).fetchone()

@@ -19,25 +19,6 @@ def of_note(store: Store, note_id: int) -> list[tuple[str, str, int, str]]:
                          "WHERE note_id = ? AND present = 1", [note_id]).fetchall()
 
 
-def add(store: Store, row: dict) -> None:
-    store.insert("prospective", row)
-
-
-def change(store: Store, item_id: str, fields: dict) -> None:
-    store.update("prospective", item_id, fields)
-
-
-def mark_removed(store: Store, item_id: str, stamp: str) -> None:
-    """An item gone from its note stays, with `present = 0` (history is never deleted)."""
-    store.execute("UPDATE prospective SET present = 0, updated_at = ? WHERE id = ?",
-                  [stamp, item_id])
-
-
-def taken(store: Store, item_id: str) -> bool:
-    return store.execute("SELECT 1 FROM prospective WHERE id = ?", [item_id]).fetchone() \
-        is not None
-
-
 def open_in_live_notes(store: Store) -> list[tuple]:
     """(id, note id, status, created, block id, level, note title) of the present items
     not closed, in live notes."""
