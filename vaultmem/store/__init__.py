@@ -15,6 +15,7 @@
     salience.py     the nightly salience scores
     vectors.py      reads of the vectors table
     runs.py         the index run's state flags, one typed object
+    salvage.py      a damaged store's history, carried into a new one (index --rebuild)
 
 The domain calls named functions and `Store`'s methods; none of it writes SQL
 (tests/test_boundaries.py lists the modules whose statements have not moved yet).

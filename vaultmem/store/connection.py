@@ -1,30 +1,31 @@
-"""The SQLite store: opening (WAL, migrations), and the reads and writes the core needs.
+"""The SQLite store: opening (WAL, migrations), transactions, the writer lock, and the
+reads and writes of notes, chunks, links, runs and meta.
 
-The store layer is this module with `migrations.py` (every table's shape), `matrix.py`
-(the query matrix and its copy beside the database) and `fts.py` (FTS5 over
-`chunks_fts`, given the connection). Nothing outside it touches the connection: callers
-use `Store`'s methods (`execute` and `executemany` for the SQL of the tables they own,
-`insert` and `update` for rows), get plain tuples and dataclasses back, and wrap a
-sequence of writes in `store.atomic()`.
+The rest of the store package holds the statements of each family of tables
+(`migrations.py` every table's shape, `matrix.py` the query matrix, `fts.py` FTS5 over
+`chunks_fts`, and entries, items, candidates, nudges, salience, appended, notes,
+filters, vectors, runs, salvage). Nothing outside the package touches the connection or
+writes SQL: callers use `Store`'s methods and the package's named functions, get plain
+tuples and dataclasses back, and wrap a sequence of writes in `store.atomic()`.
 
-Which module writes which tables (every reader may read any of them):
+Which domain module decides what goes into which tables (every reader may read any):
 
     notes, chunks, chunks_fts, links, tags,       indexer.py, through the note, link and
       aliases, resolved_pairs, vectors              vector methods here
     ops, runs, warnings, meta                     here (`add_op`, `start_run`,
                                                     `finish_run`, `replace_warnings`,
-                                                    `set_meta`, `bump_generation`), for
-                                                    every writer
+                                                    `set_meta`, `bump_generation`; the
+                                                    run's flags: runs.py), for every writer
     entries, entry_links, entry_views             ledger_sync.py (and indexer.py when a
-                                                    ledger note moves)
-    prospective                                   prospective.py
-    candidates                                    candidates.py
-    salience                                      salience.py
-    nudge_state, surfacings, feedback             nudge.py
-    appended                                      appended.py
+                                                    ledger note moves), through entries.py
+    prospective                                   prospective.py, through items.py
+    candidates                                    candidates.py, through candidates.py
+    salience                                      salience.py, through salience.py
+    nudge_state, surfacings, feedback             nudge.py, through nudges.py
+    appended                                      appended.py, through appended.py
     _migrations, and every table's columns        migrations.py
-    all of them, once                             store/salvage.py, rebuilding a damaged store
-                                                    with the history it could read
+    all of them, once                             recover.py, rebuilding a damaged store
+                                                    through salvage.py
 
 A store opens with the standard library's sqlite3 alone: sqlite-utils is imported only
 when a migration has to run, so a query does not pay for it.
