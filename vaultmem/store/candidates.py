@@ -57,3 +57,10 @@ def accepted(store: Store, cand_id: str, entry_id: str, stamp: str) -> None:
 def rejected(store: Store, cand_id: str, stamp: str) -> None:
     store.execute("UPDATE candidates SET status = 'rejected', decided_at = ?, "
                   "updated_at = ? WHERE id = ?", [stamp, stamp, cand_id])
+
+
+def status_counts(store: Store) -> dict[str, int]:
+    """{status, or 'retired' for an open one whose line is gone: candidates}."""
+    return dict(store.execute("SELECT CASE WHEN present = 1 OR status != 'open' THEN status "
+                              "ELSE 'retired' END, count(*) FROM candidates GROUP BY 1"
+                              ).fetchall())

@@ -226,3 +226,9 @@ def present_actions(store: Store) -> list[tuple[str, str | None, str | None, str
     """(id, action, condition, due) of every present entry, whatever its status."""
     return store.execute(
         "SELECT id, action, condition, due FROM entries WHERE present = 1").fetchall()
+
+
+def status_counts(store: Store) -> dict[str, int]:
+    """{status, or 'removed': entries}."""
+    return dict(store.execute("SELECT CASE WHEN present = 1 THEN status ELSE 'removed' END, "
+                              "count(*) FROM entries GROUP BY 1").fetchall())

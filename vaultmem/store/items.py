@@ -92,3 +92,9 @@ def for_nudges(store: Store) -> list[tuple]:
         "p.level, n.path FROM prospective p JOIN notes n ON n.id = p.note_id "
         "WHERE p.present = 1 AND p.status IN ('open', 'referenced') AND n.deleted = 0"
     ).fetchall()
+
+
+def status_counts(store: Store) -> list[tuple[str, str, int]]:
+    """(kind, status, count) of the present items."""
+    return store.execute("SELECT kind, status, count(*) FROM prospective WHERE present = 1 "
+                         "GROUP BY 1, 2").fetchall()

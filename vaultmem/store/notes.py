@@ -139,3 +139,26 @@ def id_at(store: Store, path: str) -> int | None:
 def live_paths_all(store: Store) -> list[tuple[int, str]]:
     """(id, path) of every live note."""
     return store.execute("SELECT id, path FROM notes WHERE deleted = 0").fetchall()
+
+
+def counts(store: Store) -> dict[str, int]:
+    """What `status` counts of the notes' tables: live and deleted notes, live chunks,
+    vectors, distinct tags and ops."""
+    def one(sql: str) -> int:
+        return store.execute(sql).fetchone()[0]
+
+    return {
+        "notes": one("SELECT count(*) FROM notes WHERE deleted = 0"),
+        "deleted": one("SELECT count(*) FROM notes WHERE deleted = 1"),
+        "chunks": one("SELECT count(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
+                      "WHERE n.deleted = 0"),
+        "vectors": one("SELECT count(*) FROM vectors"),
+        "tags": one("SELECT count(DISTINCT tag) FROM tags"),
+        "ops": one("SELECT count(*) FROM ops"),
+    }
+
+
+def warnings(store: Store) -> list[tuple[str, int | None, str]]:
+    """(path, line, message) of every kept warning, by path and line."""
+    return store.execute("SELECT path, line, message FROM warnings ORDER BY path, line"
+                         ).fetchall()

@@ -80,3 +80,9 @@ class RunFlags:
 
     def settle(self, record: dict) -> None:
         self.store.set_meta("settled", json.dumps(record))
+
+
+def last(store: Store, kind: str) -> tuple[str, str, str | None, str, str | None] | None:
+    """(kind, started, finished, status, counts JSON) of the last run of `kind`, or None."""
+    return store.execute("SELECT kind, started, finished, status, counts FROM runs "
+                         "WHERE kind = ? ORDER BY id DESC LIMIT 1", [kind]).fetchone()
