@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from .connection import Store
 
 
+# The flags' keys in `meta` (migrations.py writes REPARSE_ALL by its value).
+REPARSE_ALL, LINKS_DIRTY, LIFECYCLE_DIRTY, SETTLED = (
+    "reparse_all", "links_dirty", "lifecycle_dirty", "settled")
+
+
 @dataclass(frozen=True)
 class RunFlags:
     """The flags of one store, read and written by name rather than by string key."""
@@ -28,21 +33,21 @@ class RunFlags:
 
     @property
     def reparse_all(self) -> bool:
-        return self.store.get_meta("reparse_all") == "1"
+        return self.store.get_meta(REPARSE_ALL) == "1"
 
     def reparsed(self) -> None:
-        self.store.set_meta("reparse_all", "0")
+        self.store.set_meta(REPARSE_ALL, "0")
 
     @property
     def lifecycle_dirty(self) -> bool:
-        return self.store.get_meta("lifecycle_dirty") == "1"
+        return self.store.get_meta(LIFECYCLE_DIRTY) == "1"
 
     def set_lifecycle_dirty(self, dirty: bool) -> None:
-        self.store.set_meta("lifecycle_dirty", "1" if dirty else "0")
+        self.store.set_meta(LIFECYCLE_DIRTY, "1" if dirty else "0")
 
     def links_pending(self) -> str | set[int] | None:
         """"all", the note ids whose links await resolution, or None when nothing does."""
-        value = self.store.get_meta("links_dirty", "0")
+        value = self.store.get_meta(LINKS_DIRTY, "0")
         if value == "0":
             return None
         if value == "1":
@@ -56,30 +61,30 @@ class RunFlags:
         """Links of these notes await resolution (None: every link)."""
         pending = self.links_pending()
         if pending == "all" or links is None:
-            self.store.set_meta("links_dirty", "1")
+            self.store.set_meta(LINKS_DIRTY, "1")
         else:
-            self.store.set_meta("links_dirty", json.dumps(sorted((pending or set()) | links)))
+            self.store.set_meta(LINKS_DIRTY, json.dumps(sorted((pending or set()) | links)))
 
     def links_resolved(self) -> None:
-        self.store.set_meta("links_dirty", "0")
+        self.store.set_meta(LINKS_DIRTY, "0")
 
     def settled(self) -> dict | None:
         """What the last finished run left, or None (never, cleared, or unreadable)."""
         try:
-            found = json.loads(self.store.get_meta("settled") or "null")
+            found = json.loads(self.store.get_meta(SETTLED) or "null")
         except ValueError:
             return None
         return found if isinstance(found, dict) else None
 
     @property
     def is_settled(self) -> bool:
-        return bool(self.store.get_meta("settled"))
+        return bool(self.store.get_meta(SETTLED))
 
     def unsettle(self) -> None:
-        self.store.set_meta("settled", "")
+        self.store.set_meta(SETTLED, "")
 
     def settle(self, record: dict) -> None:
-        self.store.set_meta("settled", json.dumps(record))
+        self.store.set_meta(SETTLED, json.dumps(record))
 
 
 def last(store: Store, kind: str) -> tuple[str, str, str | None, str, str | None] | None:
