@@ -1,1 +1,2 @@
-"""Pure readers of markdown text: standard library only (see tests/test_boundaries.py)."""
+"""Pure readers of markdown text and words: the standard library and the markdown readers
+only (tests/test_boundaries.py checks it)."""
