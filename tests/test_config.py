@@ -229,7 +229,8 @@ ENV_VALUES: dict[str, tuple[str, str | None]] = {
     "fusion": ("rrf", "sum"),
     "rrf_k": ("10", "0"),
     "lexical_weight": ("0.7", "-0.1"),
-    "lexical_coverage": ("3", "11"),
+    "lexical_coverage": ("0", "11"),
+    "coverage_words": ("12", "0"),
     "weight": ("0", "10.5"),
     "fire_weight": ("2.5", "-1"),
     "salience": ("activation=0.5", "importance=0,activation=0,centrality=0,prospective=0,"

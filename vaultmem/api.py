@@ -168,9 +168,9 @@ class Vault:
     @property
     def embedder(self):
         if self._embedder is None:
-            from .embed import FastEmbedder
+            from .embed import indexing_embedder
 
-            self._embedder = FastEmbedder(self.settings)
+            self._embedder = indexing_embedder(self.settings)
         return self._embedder
 
     @property
@@ -412,14 +412,15 @@ class Vault:
         """The due set (SPEC 6): overdue, due today, triggered by `context`, window open,
         and what comes up within `horizon` days. A read: asking twice gives one answer."""
         from .commitments import due_set
-        from .embed import fingerprint_for
+        from .embed import fingerprint_for, query_side
         from .trigger import make_context
 
         if horizon < 0:
             raise UsageError(f"horizon {horizon}: give a number of days, 0 or more")
         ctx = None
         if context and context.strip():  # the context and its sentences or clauses
-            ctx = make_context(context, self.query_embedder.embed, self.settings.context_units)
+            ctx = make_context(context, query_side(self.query_embedder),
+                               self.settings.context_units)
         fingerprint = (self._embedder.fingerprint if self._embedder is not None
                        else fingerprint_for(self.settings))
         return due_set(self.store, self.settings, _when(now), ctx, fingerprint, horizon)

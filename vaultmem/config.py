@@ -38,10 +38,15 @@ class Settings:
     rrf_k: int = 60  # reciprocal-rank fusion constant (Cormack et al. 2009)
     lexical_weight: float = 0.5  # the BM25 share in score fusion
     # A note's lexical term is weighted by (share of the query's words its best chunk
-    # holds) ** this; 0 lets every BM25 hit count in full. 3 reads best on both retrieval
-    # golden sets but silences the lexical leg for long contexts: the prospective
-    # evaluation's triggers lose recall (docs/evaluation.md). Off until that is solved.
-    lexical_coverage: float = 0.0
+    # holds) ** this, so a question that shares only everyday words with a note does not
+    # lift it; 0 lets every BM25 hit count in full. Chosen on the four retrieval golden
+    # sets (docs/evaluation.md).
+    lexical_coverage: float = 3.0
+    # ... for queries of up to this many words; the exponent fades to 0 at twice as many.
+    # A long context (a trigger note, a paragraph) carries several concerns at once: no
+    # note holds a large share of its words, and the words it does share are the
+    # evidence (the prospective evaluation's triggers: 8-32 words; golden queries 1-14).
+    coverage_words: int = 8
     weight: float = 0.3
     fire_weight: float = 1.0
     # salience component weights (SPEC 4)
@@ -88,6 +93,15 @@ class Settings:
 
 
 DEFAULTS = Settings()
+# The trigger matcher's cosine thresholds are MiniLM's. A model that spreads its cosines
+# otherwise gets its own, unless they are set: multilingual-e5-small puts any two texts
+# at a cosine of about 0.7-0.9, and 0.815 lets through the same share of other entries'
+# (trigger, view) pairs as MiniLM's 0.22 and 0.18 do (scripts/calibrate_matcher.py: 21%
+# and 19%, against 22% and 20%); the clause offset scales with the spread of its cosines.
+MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
+    name: {"semantic_threshold": 0.815, "about_threshold": 0.815, "clause_offset": 0.014}
+    for name in ("multilingual-e5-small", "intfloat/multilingual-e5-small")
+}
 _TUNABLE = {f.name: f for f in fields(Settings) if f.name not in ("vault", "db")}
 
 
@@ -106,7 +120,10 @@ def load(vault: str | Path | None = None, db: str | Path | None = None, **flags:
         sources = ", ".join(sorted({values[k][1] for k in unknown}))
         raise ConfigError(f"unknown setting(s) {unknown} (from {sources}): every setting is "
                           "listed by `status()`")
-    return replace(DEFAULTS, vault=vault_path, db=db_path, **_coerce(values))
+    chosen = _coerce(values)
+    for key, value in MODEL_DEFAULTS.get(chosen.get("model", DEFAULTS.model), {}).items():
+        chosen.setdefault(key, value)
+    return replace(DEFAULTS, vault=vault_path, db=db_path, **chosen)
 
 
 def _from_file(path: Path) -> dict[str, tuple[Any, str]]:
@@ -265,6 +282,7 @@ RULES: dict[str, Rule] = {
     "rrf_k": _between(1, 100_000, _whole),
     "lexical_weight": _between(0, 1),
     "lexical_coverage": _between(0, 10),
+    "coverage_words": _between(1, 1000, _whole),
     "weight": _between(0, 10),
     "fire_weight": _between(0, 10),
     "salience": Rule(_weights, lambda v: all(0 <= x <= 1 for x in v.values()) and any(

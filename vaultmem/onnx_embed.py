@@ -83,14 +83,21 @@ def new_session(model_file: Path, *, threads: int, arena: bool):
 
 
 class OnnxEmbedder:
-    """Mean-pooled, normalised sentence vectors from an ONNX BERT and its tokenizer."""
+    """Pooled, normalised sentence vectors from an ONNX encoder and its tokenizer, as the
+    model's `ModelSpec` asks: its prefixes per role, its pooling, the graph output it
+    names. The graph's own inputs decide what is fed (`token_type_ids` only where it
+    takes them) and its output's last axis is the dimension."""
 
-    def __init__(self, model_dir: Path, fingerprint: str, *, dim: int = 384,
+    def __init__(self, model_dir: Path, fingerprint: str, *, spec=None, dim: int = 0,
                  batch_size: int = 32, threads: int = 1, arena: bool = False):
+        from .embed import DEFAULT_MODEL, spec_for
+
         self.model_dir = Path(model_dir)
-        self.fingerprint, self.dim = fingerprint, dim
+        self.spec = spec or spec_for(DEFAULT_MODEL)
+        self.fingerprint, self.dim = fingerprint, dim or _hidden_size(self.model_dir)
         self.batch_size, self.threads, self.arena = batch_size, threads, arena
         self._session = self._tokenizer = None
+        self._inputs: frozenset[str] = frozenset()
         self._loader: threading.Thread | None = None
         self._error: BaseException | None = None
 
@@ -124,15 +131,32 @@ class OnnxEmbedder:
             return
         try:
             self._tokenizer = load_tokenizer(self.model_dir)
-            self._session = new_session(self.model_dir / "model.onnx", threads=self.threads,
-                                        arena=self.arena)
+            session = new_session(self.model_dir / "model.onnx", threads=self.threads,
+                                  arena=self.arena)
         except Exception as exc:  # tokenizers and onnxruntime raise their own kinds
             raise ModelError(f"cannot load the model in {self.model_dir}: {exc}") from None
+        outputs = {o.name: o.shape for o in session.get_outputs()}
+        if self.spec.output not in outputs:
+            raise ModelError(f"{self.model_dir}/model.onnx has no output "
+                             f"{self.spec.output!r} (it has {', '.join(outputs)})")
+        last = outputs[self.spec.output][-1]
+        if isinstance(last, int) and last > 0:
+            self.dim = last
+        self._inputs = frozenset(i.name for i in session.get_inputs())
+        self._session = session
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, self.spec.passage_prefix)
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, self.spec.query_prefix)
+
+    def _embed(self, texts: list[str], prefix: str) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         self.load()
+        if prefix:
+            texts = [prefix + t for t in texts]
         out = np.concatenate([self._batch(texts[i:i + self.batch_size])
                               for i in range(0, len(texts), self.batch_size)])
         return unit_rows(out)
@@ -141,9 +165,19 @@ class OnnxEmbedder:
         encoded = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                          "token_type_ids": np.zeros_like(ids)})[0]
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run([self.spec.output], feeds)[0]
+        if self.spec.pooling == "cls":
+            return unit_rows(hidden[:, 0].astype(np.float32))
         return mean_pool(hidden, mask)
+
+
+def _hidden_size(model_dir: Path) -> int:
+    """The model's width from its config.json (until the graph is loaded and says)."""
+    size = _json(model_dir / "config.json").get("hidden_size")
+    return size if isinstance(size, int) and size > 0 else 384
 
 
 def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:

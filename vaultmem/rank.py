@@ -23,11 +23,12 @@ import numpy as np
 
 from . import clock, commitments, filters, prospective, trigger
 from .config import DEFAULTS, Settings
-from .embed import Embedder
+from .embed import Embedder, query_side, spec_for
 from .filters import Filters
 from .schema import SCHEMA
 from .snippet import snippet
 from .store import Store
+from .store import fts as lexical
 from .text.rows import Item, plain
 
 SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "recency")
@@ -38,7 +39,7 @@ SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "rece
 _FROM_SETTINGS = {"weight": "weight", "fire_weight": "fire_weight", "fire_slot": "fire_slot",
                   "log_mentions": "query_mentions", "mode": "mode", "fusion": "fusion",
                   "rrf_k": "rrf_k", "lexical_weight": "lexical_weight",
-                  "lexical_coverage": "lexical_coverage"}
+                  "lexical_coverage": "lexical_coverage", "coverage_words": "coverage_words"}
 # Keyword arguments of `from_settings` (and so of `Vault.query`) that build its `filters`.
 FILTER_FIELDS = ("folders", "not_folders", "tags", "not_tags", "where", "changed_since",
                  "changed_before", "include_ledger")
@@ -64,12 +65,15 @@ class QueryOptions:
     rrf_k: int = DEFAULTS.rrf_k
     lexical_weight: float = DEFAULTS.lexical_weight
     lexical_coverage: float = DEFAULTS.lexical_coverage
+    coverage_words: int = DEFAULTS.coverage_words
+    dense_origin: str = "zero"  # the model's (`embed.ModelSpec.dense_origin`)
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides) -> QueryOptions:
         """The effective options: the settings' values, then `overrides` that are not None.
         The filter fields among them (`FILTER_FIELDS`) go through `Filters.build`."""
         values = {name: getattr(settings, key) for name, key in _FROM_SETTINGS.items()}
+        values["dense_origin"] = spec_for(settings.model).dense_origin
         given = {k: v for k, v in overrides.items() if v is not None}
         chosen = {k: given.pop(k) for k in FILTER_FIELDS if k in given}
         if chosen:
@@ -158,9 +162,10 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
         store.matrix(embedder.fingerprint, embedder.dim)
     if opts.prospective and commitments.may_fire_on(store, now):
         # the query and its sentences (or clauses): one model call
-        context = trigger.make_context(text, embedder.embed, settings.context_units)
+        context = trigger.make_context(text, query_side(embedder), settings.context_units)
     else:
-        context = trigger.Context(text, (trigger.Unit(text, "query"),), embedder.embed([text]))
+        context = trigger.Context(text, (trigger.Unit(text, "query"),),
+                                  query_side(embedder)([text]))
     with store.snapshot():
         hits, candidates, log, stale, lane = _rank(store, embedder, context, opts, now,
                                                    settings)
@@ -255,10 +260,10 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
             bm25).any() else 1.0
         return np.where(np.isfinite(bm25), -bm25 / best, -np.inf), legs
     by_meaning = _found_by_meaning(store, note_ids, fired)
-    evidence = share ** opts.lexical_coverage
+    evidence = share ** coverage_exponent(text, opts)
     if opts.fusion == "score":
         dense_term, lex_term = _score_fusion(cosine, bm25, eligible, by_meaning,
-                                             opts.lexical_weight, evidence)
+                                             opts.lexical_weight, evidence, opts.dense_origin)
     else:
         k = opts.rrf_k
         dense_term = 1.0 / (k + dense_rank)
@@ -271,13 +276,31 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     return dense_term + lex_term, legs
 
 
+def coverage_exponent(text: str, opts: QueryOptions) -> float:
+    """How much a note's share of the query's words weighs its lexical term: in full
+    (`lexical_coverage`) for a query of up to `coverage_words` words, fading to nothing
+    at twice as many. A short question shares everyday words with many notes, and the
+    share tells a real match from those; a long context shares a few words with each
+    note it concerns, and those few are the evidence."""
+    words = len(lexical.query_words(text))
+    start = opts.coverage_words
+    fade = min(max((2 * start - words) / start, 0.0), 1.0)
+    return opts.lexical_coverage * fade
+
+
 def _score_fusion(cosine, bm25, eligible, by_meaning, alpha,
-                  evidence=1.0) -> tuple[np.ndarray, np.ndarray]:
+                  evidence=1.0, origin: str = "zero") -> tuple[np.ndarray, np.ndarray]:
     """The two terms of (1 − α)·cosine/best cosine + α·evidence·BM25/best BM25, each leg
     scaled to its best hit; `evidence` (per note, in [0, 1]) says how far its lexical
-    score counts."""
+    score counts. `origin` "mean": the dense leg runs from the query's mean cosine over
+    the notes (0, and below it 0) to its best (1), for a model whose cosines all sit in a
+    narrow band (`embed.ModelSpec.dense_origin`)."""
     top_cos = float(cosine[eligible].max()) if eligible.any() else 1.0
-    dense = cosine / top_cos if top_cos > 0 else cosine
+    low = float(cosine[eligible].mean()) if origin == "mean" and eligible.any() else 0.0
+    if top_cos > low:
+        dense = np.clip((cosine - low) / (top_cos - low), 0.0, None) if low else cosine / top_cos
+    else:
+        dense = cosine
     hit = np.isfinite(bm25)
     lex = np.zeros_like(cosine)
     if hit.any():

@@ -61,9 +61,9 @@ def rebuild_vault(path: str | Path | None = None, db: str | Path | None = None, 
 
     settings = locate(path, db)
     if embedder is None:
-        from .embed import FastEmbedder
+        from .embed import indexing_embedder
 
-        embedder = FastEmbedder(settings)
+        embedder = indexing_embedder(settings)
     return rebuild(settings, embedder, now=now or clock.now(), progress=progress)
 
 

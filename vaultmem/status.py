@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from . import appended
 from .config import Settings
+from .embed import multilingual_advice
 from .schema import SCHEMA
 from .store import Store, candidates, entries, items, notes, runs, writer_running
 from .text.folder import printable
@@ -38,6 +39,7 @@ def gather(store: Store, settings: Settings) -> Status:
     """The `vaultmem status` document; a damaged store is an error (StoreDamagedError)."""
     store.check()
     links, unresolved = link_summary(store)
+    languages = store.language_counts()
     aliases = store.alias_paths()
     table = notes.counts(store)
     counts = {**{k: table[k] for k in ("notes", "deleted", "chunks", "vectors")}, **links,
@@ -55,6 +57,8 @@ def gather(store: Store, settings: Settings) -> Status:
         prospective=_prospective_counts(store),
         # found in notes (`ledger suggest`): open, accepted, rejected, retired
         candidates=candidates.status_counts(store),
+        languages=languages,
+        multilingual=multilingual_advice(languages, settings),
         config=settings.as_dict(),
     )
 
@@ -96,6 +100,8 @@ class Status(Item):
     ledger: dict
     prospective: dict
     candidates: dict
+    languages: dict  # live notes per language ("" where it could not be told)
+    multilingual: str | None  # advice when the notes are in several languages
     config: dict
 
     def as_dict(self) -> dict:

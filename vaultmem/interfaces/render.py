@@ -111,6 +111,8 @@ def index_report(report, as_json: bool) -> None:
          f"{reparsed}, {report.unchanged} unchanged; "
          f"{report.embedded} chunks embedded; {len(report.warnings)} warnings; "
          f"{report.links_unresolved} unresolved links to {report.unresolved_targets} notes")
+    if report.multilingual:
+        warn(f"note: {report.multilingual}")
 
 
 def query_result(result, as_json: bool = False, explain: bool = False, *,
@@ -437,6 +439,8 @@ def status(result, as_json: bool) -> None:
     for kind, by_status in sorted(doc["prospective"].items()):
         field(out, f"{kind}:", _joined([f"{k} {v}" for k, v in sorted(by_status.items())]),
               indent=0)
+    if doc.get("multilingual"):
+        field(out, "multilingual", doc["multilingual"].split(), indent=0, hang=2)
     for run in doc["last_runs"].values():
         if run:
             field(out, f"last {run['kind']}:", [f"{run['finished'] or run['started']}",

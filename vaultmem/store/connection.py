@@ -449,6 +449,20 @@ class Store:
         sets = ", ".join(f"{c} = ?" for c in fields)
         self.execute(f"UPDATE notes SET {sets} WHERE id = ?", [*fields.values(), note_id])
 
+    def notes_without_language(self, limit: int = 500) -> list[tuple[int, str]]:
+        """(note id, its chunks' text) of live notes whose language was never looked at
+        (a store made before notes had one), a batch at a time."""
+        return self.execute(
+            "SELECT n.id, COALESCE((SELECT group_concat(c.text, char(10)) FROM chunks c "
+            "WHERE c.note_id = n.id), '') FROM notes n WHERE n.deleted = 0 AND n.lang IS NULL "
+            "LIMIT ?", [limit]).fetchall()
+
+    def language_counts(self) -> dict[str, int]:
+        """{language: live notes written in it}; "" counts the notes too short or too mixed
+        to tell."""
+        return dict(self.execute("SELECT COALESCE(lang, ''), count(*) FROM notes "
+                                 "WHERE deleted = 0 GROUP BY 1 ORDER BY 2 DESC, 1").fetchall())
+
     def drop_from_search(self, note_id: int) -> None:
         """Take a (deleted) note's chunks out of the FTS index; the chunks themselves stay."""
         self.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks "

@@ -307,3 +307,21 @@ def m012_appended_lines(db: Database) -> None:
         pk="id", defaults={"state": "waiting"},
     )
     db["appended"].create_index(["ledger_path"])
+
+
+@migration
+def m013_note_language(db: Database) -> None:
+    """The language each note is written in (`languages.language`; "" when it cannot be
+    told), so `status` and `index` can say when a vault is multilingual. Left NULL here:
+    the next index run fills it from the stored chunks, without re-parsing a note."""
+    if "lang" not in db["notes"].columns_dict:  # a store whose record of it was lost
+        db["notes"].add_column("lang", str)
+
+
+@migration
+def m014_front_matter_summary(db: Database) -> None:
+    """A note's front-matter summary (`description`, `desc`, `summary`, …) is now searched
+    as the opening of its first chunk: re-parse every note once, so chunk texts follow;
+    only notes with a summary are embedded again."""
+    if db.execute("SELECT count(*) FROM notes").fetchone()[0]:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('reparse_all', '1')")

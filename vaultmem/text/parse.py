@@ -208,7 +208,8 @@ def parse_note(text: str, path: str, *, max_chunk_chars: int = 1200) -> ParsedNo
         aliases=_aliases(fm),
         tags=tuple(sorted(set(_fm_tags(fm)) | set(found.tags))),
         links=tuple(found.links),
-        chunks=_chunks(body_lines, tokens, max(1, max_chunk_chars)),
+        chunks=_with_summary(_chunks(body_lines, tokens, max(1, max_chunk_chars)),
+                             summary(fm), max(1, max_chunk_chars)),
         frontmatter=fm,
         body=body,
         warnings=tuple(warnings),
@@ -416,6 +417,36 @@ def _aliases(fm: dict) -> tuple[str, ...]:
     items = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
     names = (item.strip() for item in items if isinstance(item, str))
     return tuple(dict.fromkeys(name for name in names if name))
+
+
+# Front-matter keys that hold an author's one-line account of the note (Hugo, Jekyll and
+# Docusaurus `description`, Dendron `desc`, `summary`, `excerpt`, `abstract`).
+SUMMARY_KEYS = ("description", "desc", "summary", "excerpt", "abstract")
+
+
+def summary(fm: dict) -> str:
+    """The note's front-matter summary (the first of SUMMARY_KEYS that holds text), or ""."""
+    for key in SUMMARY_KEYS:
+        value = fm.get(key)
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())
+    return ""
+
+
+def _with_summary(chunks: tuple[Chunk, ...], text: str, limit: int) -> tuple[Chunk, ...]:
+    """The summary searched as the body's opening: it says what the whole note is about,
+    in the words a question about it uses, where a help page's first section may be a
+    bare example. It joins the first chunk when both fit in `limit`, else it is a chunk of
+    its own before the others; a body that already opens with it is left as it is."""
+    if not text:
+        return chunks
+    text = text[:limit]
+    if chunks and " ".join(chunks[0].text.split()).startswith(text):
+        return chunks
+    if chunks and len(text) + 1 + len(chunks[0].text) <= limit:
+        first = chunks[0]
+        return (Chunk(0, first.heading, f"{text}\n{first.text}"), *chunks[1:])
+    return tuple(Chunk(i, c.heading, c.text) for i, c in enumerate((Chunk(0, "", text), *chunks)))
 
 
 def _fm_tags(fm: dict) -> list[str]:

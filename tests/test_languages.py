@@ -1,0 +1,93 @@
+"""Which language each note is written in, and `index` / `status` saying when a vault is
+multilingual and that a multilingual model exists."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+from typer.testing import CliRunner
+
+from vaultmem import config
+from vaultmem.embed import multilingual_advice
+from vaultmem.interfaces.cli import app
+from vaultmem.store import runs
+from vaultmem.text import languages
+
+NOW = datetime(2026, 8, 1)
+ENGLISH = ("We walked along the river in the morning and it was cold, but the light on the "
+           "water was lovely and we stopped for coffee with the dog at the little cafe by the "
+           "bridge before the rain came in.")
+GERMAN = ("Wir sind am Morgen an der Elbe entlang gelaufen und es war kalt, aber das Licht auf "
+          "dem Wasser war schön und wir haben mit dem Hund im kleinen Café an der Brücke einen "
+          "Kaffee getrunken, bevor der Regen kam.")
+FRENCH = ("Nous avons marché le long de la Seine le matin et il faisait froid, mais la lumière "
+          "sur l'eau était belle et nous avons pris un café avec le chien dans le petit café "
+          "près du pont avant la pluie.")
+JAPANESE = ("朝、川沿いを散歩しました。寒かったけれど、水面の光がきれいで、"
+            "橋のそばの小さなカフェで犬と一緒にコーヒーを飲みました。")
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    (ENGLISH, "en"), (GERMAN, "de"), (FRENCH, "fr"), (JAPANESE, "ja"),
+    ("京都的寺庙和花园很美，我们在那里住了三天，每天都去不同的地方参观。", "zh"),
+    ("Мы гуляли вдоль реки утром, было холодно, но свет на воде был красивым.", "ru"),
+    ("Plant tomatoes.", None),  # too short to tell
+    ("```python\nx = 1\n```", None),
+])
+def test_a_notes_language_is_told_by_its_script_or_its_common_words(text, lang):
+    assert languages.language(text) == lang
+
+
+def test_a_vault_is_multilingual_when_two_languages_each_hold_enough_notes():
+    assert languages.looks_multilingual({"en": 150, "de": 4, "": 20})
+    assert not languages.looks_multilingual({"en": 150, "de": 2})  # a quotation or two
+    assert not languages.looks_multilingual({"en": 500, "nl": 3})  # under 2% of the notes
+    assert not languages.looks_multilingual({"en": 40, "": 400})
+
+
+def test_the_advice_names_the_languages_and_is_silent_under_a_multilingual_model(tmp_path):
+    counts = {"en": 30, "de": 5, "ja": 4, "": 2}
+    advice = multilingual_advice(counts, config.load(tmp_path))
+    assert "en 30, de 5, ja 4" in advice and "vaultmem[multilingual]" in advice
+    assert 'model = "multilingual-e5-small"' in advice
+    assert multilingual_advice(counts, config.load(tmp_path, model="multilingual-e5-small")) \
+        is None
+    assert multilingual_advice({"en": 30}, config.load(tmp_path)) is None
+
+
+FILES = {**{f"walks/en{i}.md": f"# Walk {i}\n{ENGLISH}\n" for i in range(4)},
+         **{f"walks/de{i}.md": f"# Spaziergang {i}\n{GERMAN}\n" for i in range(3)},
+         "todo.md": "# Todo\nPlant tomatoes.\n"}
+
+
+def test_index_and_status_say_the_vault_is_multilingual(make_vault, fake_model):
+    vault = make_vault(FILES)
+    runner = CliRunner()
+    out = runner.invoke(app, ["index", "--vault", str(vault.settings.vault), "--json",
+                              "--now", "2026-08-01"])
+    doc = json.loads(out.stdout)
+    assert doc["languages"] == {"en": 4, "de": 3, "": 1}
+    assert "en 4, de 3" in doc["multilingual"]
+    out = runner.invoke(app, ["index", "--vault", str(vault.settings.vault)])
+    assert "vaultmem[multilingual]" in out.stderr  # the no-op run says it too
+    status = json.loads(runner.invoke(app, ["status", "--vault", str(vault.settings.vault),
+                                            "--json"]).stdout)
+    assert status["languages"] == doc["languages"]
+    assert status["multilingual"] == doc["multilingual"]
+    text = runner.invoke(app, ["status", "--vault", str(vault.settings.vault)]).stdout
+    assert "multilingual" in text and "vaultmem[multilingual]" in text
+
+
+def test_a_store_made_before_notes_had_a_language_fills_it_without_reparsing(make_vault):
+    """As after migration m013: no language stored, and (a migration was applied) no
+    settled record of the last run."""
+    vault = make_vault(FILES, index_at=NOW)
+    with vault.store.atomic():
+        vault.store.execute("UPDATE notes SET lang = NULL")
+        vault.store.set_meta(runs.SETTLED, "")
+    report = vault.index(now=NOW)
+    assert (report.reparsed, report.modified, report.embedded) == (0, 0, 0)
+    assert report.languages == {"en": 4, "de": 3, "": 1}
+    assert vault.store.execute("SELECT count(*) FROM notes WHERE lang IS NULL").fetchone() == (0,)
