@@ -14,7 +14,8 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from vaultmem import form, parse
+from vaultmem import form
+from vaultmem.text import parse
 
 DATA = Path(__file__).resolve().parent / "eval_data"
 

@@ -412,7 +412,7 @@ def cold_queries(vaultmem: list[str], env: dict, folder: Path, rounds: int) -> N
     """
     import compileall
 
-    from vaultmem import cli
+    from vaultmem.interfaces import cli
 
     compileall.compile_dir(Path(cli.__file__).parent, quiet=1)
     query = QUERIES[0]

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_index import QUERIES, generate  # noqa: E402 - the one vault generator
 
 from vaultmem import Vault  # noqa: E402
-from vaultmem.freshness import Freshness  # noqa: E402
+from vaultmem.interfaces.freshness import Freshness  # noqa: E402
 
 
 def say(text: str) -> None:

@@ -46,7 +46,7 @@ PROFILE = """
 import cProfile, sys
 profile = cProfile.Profile()
 profile.enable()
-from vaultmem import cli
+from vaultmem.interfaces import cli
 cli.main(["index", sys.argv[2], "--json"])
 profile.disable()
 profile.dump_stats(sys.argv[1])

@@ -15,7 +15,8 @@ import argparse
 import time
 from pathlib import Path
 
-from vaultmem import ledger, parse, prospective
+from vaultmem import ledger, prospective
+from vaultmem.text import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -64,7 +64,8 @@ from datetime import datetime
 root, vault, sleep, group, stage, now = sys.argv[1:7]
 sys.path.insert(0, root)
 from tests.conftest import FakeEmbedder
-from vaultmem import config, indexer, parse, prospective
+from vaultmem import config, indexer, prospective
+from vaultmem.text import parse
 from vaultmem.store import Store
 
 class Slow(FakeEmbedder):

@@ -13,7 +13,7 @@ written once, and before each moment the ledger version in force is written as
 `Ledger.md` and indexed with `vaultmem index --now FROM`. At each moment the script
 runs `vaultmem due --json --now AT --context TEXT`, `vaultmem due --json --now AT`
 (no context: the dates-only baseline) and `vaultmem query TEXT --json --now AT
---no-log`, in process through `vaultmem.cli.main`. Nothing is tuned here: it prints
+--no-log`, in process through `vaultmem.interfaces.cli.main`. Nothing is tuned here: it prints
 what it measured.
 
 Definitions (a *pair* is (moment, entry id); G is the gold due set of a moment, P the
@@ -170,7 +170,7 @@ def overlaps(context: str, condition: str | None) -> bool:
 
 def cli(*args: str, env: dict | None = None) -> dict:
     """`vaultmem ARGS --json` in process; its JSON document."""
-    from vaultmem.cli import main as vaultmem
+    from vaultmem.interfaces.cli import main as vaultmem
 
     saved = {k: os.environ.get(k) for k in (env or {})}
     os.environ.update({k: str(v) for k, v in (env or {}).items()})

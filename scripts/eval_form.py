@@ -26,7 +26,8 @@ from collections import Counter, defaultdict
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from vaultmem import config, form, parse
+from vaultmem import config, form
+from vaultmem.text import parse
 
 DATA = Path(__file__).resolve().parent / "eval_data"
 RECOGNIZERS = Path("/work/shared/data/recognizers-text-datetime-en")
@@ -226,10 +227,10 @@ def sweep(found: dict, rows: list[dict]) -> None:
 
 def recognizers_dates(folder: Path = RECOGNIZERS) -> None:
     """Date resolution on the Recognizers-Text English specs: for each gold date (or date
-    range, or date-time) whose text `vaultmem.dates` finds in the sentence, is the day it
+    range, or date-time) whose text `vaultmem.text.dates` finds in the sentence, is the day it
     resolves the gold day (a range: a day inside it)? And the same spans given to
     dateparser, when it is installed, for comparison."""
-    from vaultmem.dates import find_dates
+    from vaultmem.text.dates import find_dates
 
     try:
         import dateparser

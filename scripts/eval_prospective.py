@@ -8,7 +8,7 @@
 For each blueprint it builds two small vaults (the positive one, and the negative
 one where a resolution note precedes the trigger and the ledger entry is checked
 off), runs `vaultmem index`, `vaultmem salience`, `vaultmem query` and
-`vaultmem due` in process through `vaultmem.cli.main` with `--now` at the
+`vaultmem due` in process through `vaultmem.interfaces.cli.main` with `--now` at the
 trigger's date, and reports recall@1, recall@5 and MRR of the constraint note
 by stratum — hard: its dense-cosine rank (`--mode dense --no-prospective`) is
 in the bottom half of the notes (the headline, SPEC 9), with the hybrid-plain
@@ -38,8 +38,8 @@ import time
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from vaultmem.cli import main as vaultmem
 from vaultmem.config import DEFAULTS
+from vaultmem.interfaces.cli import main as vaultmem
 
 DATA = Path(__file__).resolve().parent / "eval_data"
 NEW_SET = "blueprints_c.json"  # written blind, never looked at while tuning

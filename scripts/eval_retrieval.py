@@ -60,12 +60,14 @@ from unittest import mock
 
 import numpy as np
 
-from vaultmem import config, embed, indexer, lexical, parse, rank
-from vaultmem.cli import main as vaultmem
+from vaultmem import config, embed, indexer, rank
 from vaultmem.embed import cache_root, indexing_embedder, query_side, spec_for
+from vaultmem.interfaces.cli import main as vaultmem
 from vaultmem.rank import QueryOptions, run_query
 from vaultmem.salience import run_salience
 from vaultmem.store import Store
+from vaultmem.store import fts as lexical
+from vaultmem.text import parse
 
 DATA = Path(__file__).resolve().parent / "eval_data"
 SETS = {"1": DATA / "retrieval", "2": DATA / "retrieval2", "3": DATA / "retrieval3",

@@ -29,10 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from vaultmem import config, indexer, lexical, parse, rank
+from vaultmem import config, indexer, rank
 from vaultmem.embed import cache_root
 from vaultmem.salience import run_salience
 from vaultmem.store import Store
+from vaultmem.store import fts as lexical
+from vaultmem.text import parse
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("eval_retrieval", HERE / "eval_retrieval.py")

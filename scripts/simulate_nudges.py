@@ -52,7 +52,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 from vaultmem import embed
-from vaultmem.cli import main as vaultmem
+from vaultmem.interfaces.cli import main as vaultmem
 from vaultmem.nudge import in_hours
 
 TICK = timedelta(minutes=15)

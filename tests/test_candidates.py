@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import Vault, migrations
+from vaultmem import Vault
 from vaultmem.errors import NotFoundError, UsageError, VaultmemError
 from vaultmem.schema import SCHEMA
+from vaultmem.store import migrations
 
 from .conftest import FakeEmbedder, write_files
 

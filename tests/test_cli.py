@@ -1,6 +1,6 @@
 """End to end through the real CLI with the real embedding model, offline.
 
-Most tests call `vaultmem.cli.main` in-process (the same code path as the
+Most tests call `vaultmem.interfaces.cli.main` in-process (the same code path as the
 console script, with the model loaded once per test session); a few run a real
 subprocess where process boundaries matter (imports, exit codes, stdout).
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 from vaultmem.schema import SCHEMA
 
 from .conftest import FIXTURES, ROOT
@@ -207,7 +207,7 @@ def test_bad_usage_exits_2(tmp_path):
 
 
 def test_help_and_status_do_not_import_onnxruntime(indexed):
-    probe = ("import sys; from vaultmem.cli import main; code = main(sys.argv[1:]); "
+    probe = ("import sys; from vaultmem.interfaces.cli import main; code = main(sys.argv[1:]); "
              "print('HEAVY' if 'onnxruntime' in sys.modules or 'fastembed' in sys.modules "
              "else 'LIGHT', file=sys.stderr)")
     for args in (["--help"], ["status", "--vault", str(indexed)]):

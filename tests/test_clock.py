@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from vaultmem import clock
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 from vaultmem.salience import run_salience
 from vaultmem.store import Store
 

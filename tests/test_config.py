@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from vaultmem import config
-from vaultmem.cli import main
 from vaultmem.errors import ConfigError
+from vaultmem.interfaces.cli import main
 
 
 @pytest.fixture(autouse=True)

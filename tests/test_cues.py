@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 
 pytestmark = pytest.mark.integration
 NOW = "2027-03-02T12:00"

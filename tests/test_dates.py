@@ -1,4 +1,4 @@
-"""Dates in words, resolved against the day they were written (vaultmem.dates)."""
+"""Dates in words, resolved against the day they were written (vaultmem.text.dates)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.dates import easter, find_dates, find_time
+from vaultmem.text.dates import easter, find_dates, find_time
 
 DATA = json.loads((Path(__file__).parent / "data" / "recognizers_dates.json").read_text())
 

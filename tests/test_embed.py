@@ -141,7 +141,7 @@ def test_cold_query_does_not_import_fastembed(tmp_path):
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "a.md").write_text("# A\n\nSomething about a bicycle.\n")
-    probe = ("import sys; from vaultmem.cli import main; code = main(sys.argv[1:]); "
+    probe = ("import sys; from vaultmem.interfaces.cli import main; code = main(sys.argv[1:]); "
              "print(sorted(m for m in ('fastembed', 'onnxruntime', 'huggingface_hub') "
              "if m in sys.modules), file=sys.stderr); sys.exit(code)")
     for args, loaded in ((["index", str(vault), "--json"], "['fastembed', 'huggingface_hub', "

@@ -11,7 +11,7 @@ from .conftest import ROOT
 
 PROGRAM = r"""
 import atexit, sys, threading
-from vaultmem.cli import finish
+from vaultmem.interfaces.cli import finish
 
 class Teardown:
     def __del__(self):
@@ -70,7 +70,7 @@ sys.path.insert(0, sys.argv[1])
 from tests.conftest import FakeEmbedder
 import vaultmem.embed
 vaultmem.embed.query_embedder = lambda settings: FakeEmbedder()
-from vaultmem.cli import entry
+from vaultmem.interfaces.cli import entry
 sys.argv = ["vaultmem", "query", "boiler valve", "--vault", sys.argv[2], "--json"]
 entry()
 """
@@ -103,7 +103,7 @@ def count_ops(db) -> int:
 
 LEFT_OPEN = r"""
 import sys
-from vaultmem.cli import finish
+from vaultmem.interfaces.cli import finish
 from vaultmem.store import Store
 
 store = Store.open(sys.argv[1])  # a module global, never closed by the program
@@ -138,7 +138,7 @@ def test_a_noop_index_loads_neither_numpy_nor_the_markdown_parser(make_vault, tm
     stand_in.fingerprint = fingerprint_for(config.load(tmp_path / "vault"))
     vault = make_vault({"a.md": "# A\n\nOne note [[b]].\n", "b.md": "# B\n\nAnother.\n"},
                        embedder=stand_in, index_at=datetime(2026, 8, 1))
-    program = ("import sys\nfrom vaultmem.cli import main\n"
+    program = ("import sys\nfrom vaultmem.interfaces.cli import main\n"
                "assert main(['index', sys.argv[1], '--json']) == 0")
     assert modules_loaded(program, ("numpy", "markdown_it", "frontmatter", "yaml",
                                     "fastembed", "onnxruntime"),

@@ -19,10 +19,10 @@ import pytest
 from mcp import Client
 
 from vaultmem import Vault
-from vaultmem.cli import main
 from vaultmem.errors import UsageError
 from vaultmem.filters import Filters
-from vaultmem.mcp_server import Service, build
+from vaultmem.interfaces.cli import main
+from vaultmem.interfaces.mcp_server import Service, build
 
 from .conftest import FIXTURES, FakeEmbedder
 

@@ -11,9 +11,10 @@ from datetime import date, datetime
 import numpy as np
 import pytest
 
-from vaultmem import commitments, cue, ledger_sync, render
+from vaultmem import commitments, cue, ledger_sync
 from vaultmem.commitments import OpenEntry
 from vaultmem.config import DEFAULTS
+from vaultmem.interfaces import render
 from vaultmem.rank import Hit, QueryOptions, QueryResult, _order
 from vaultmem.trigger import (
     Context,

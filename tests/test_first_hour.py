@@ -11,8 +11,8 @@ from datetime import datetime
 
 import pytest
 
-from vaultmem.cli import main
 from vaultmem.errors import NotFoundError, UsageError
+from vaultmem.interfaces.cli import main
 
 from .conftest import write_files
 
@@ -145,7 +145,7 @@ def test_typed_items_are_one_kind_of_thing(vault):
     A due item has one shape, firing or coming up: keys that do not apply are None."""
     from dataclasses import fields
 
-    from vaultmem.rows import Item
+    from vaultmem.text.rows import Item
 
     due = vault.due(now=datetime(2026, 8, 10), horizon=30)
     status = vault.status()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 from vaultmem.schema import SCHEMA
 
 from .conftest import write_files

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.freshness import BURST, GONE, HERE, REPLACED, Folder, Freshness, Scope, Watcher
+from vaultmem.interfaces.freshness import (
+    BURST,
+    GONE,
+    HERE,
+    REPLACED,
+    Folder,
+    Freshness,
+    Scope,
+    Watcher,
+)
 
 
 @pytest.fixture
@@ -143,7 +152,7 @@ def test_a_vanished_vault_is_reported_never_changed(root, tmp_path):
 
 
 def test_the_watcher_stops_itself_when_the_folder_goes(root, tmp_path, monkeypatch):
-    import vaultmem.freshness as freshness
+    import vaultmem.interfaces.freshness as freshness
 
     monkeypatch.setattr(freshness, "PRESENCE_EVERY", 0.0)
     scope = Scope(root, root / ".vaultmem" / "vaultmem.db")
@@ -155,7 +164,7 @@ def test_the_watcher_stops_itself_when_the_folder_goes(root, tmp_path, monkeypat
 
 
 def test_without_a_watcher_the_walk_is_used_and_said(root, monkeypatch):
-    import vaultmem.freshness as freshness
+    import vaultmem.interfaces.freshness as freshness
 
     def refuse(*args, **kwargs):
         raise freshness.WatchUnavailable("cannot watch here: no inotify")

@@ -16,7 +16,7 @@ from datetime import date
 import pytest
 
 from vaultmem.ledger import parse_ledger
-from vaultmem.parse import parse_note
+from vaultmem.text.parse import parse_note
 
 from .test_hardening import load_script
 
@@ -104,7 +104,8 @@ ADVERSARIAL = ["[", "[[", "![", "[a", "[x](", "](", "`", "``a", "%%", "%% x ", "
 
 
 def _readers():
-    from vaultmem import form, parse, snippet, syntax
+    from vaultmem import form, snippet
+    from vaultmem.text import parse, syntax
 
     day = date(2026, 8, 15)
     return {
@@ -159,7 +160,7 @@ def _label_steps(text: str) -> int:
     (counted, not timed: each is one pass over every inline rule)."""
     from markdown_it.parser_inline import ParserInline
 
-    from vaultmem import parse
+    from vaultmem.text import parse
 
     calls = [0]
     real = ParserInline.skipToken

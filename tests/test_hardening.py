@@ -30,9 +30,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlite_utils import Database
 
-from vaultmem import Vault, migrations
-from vaultmem.cli import main
-from vaultmem.store import Store
+from vaultmem import Vault
+from vaultmem.interfaces.cli import main
+from vaultmem.store import Store, migrations
 
 from .conftest import ROOT, FakeEmbedder, open_vault
 
@@ -156,12 +156,12 @@ from tests.conftest import FakeEmbedder
 import vaultmem.embed
 vaultmem.embed.FastEmbedder = lambda settings: FakeEmbedder()  # the index's vector space
 vaultmem.embed.query_embedder = vaultmem.embed.FastEmbedder
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 from vaultmem.errors import VaultmemError
 vault, stop, ready = sys.argv[2], sys.argv[3], sys.argv[4]
 now = ["--now", "2026-08-15T09:30"]
 commands = [["query", "boiler invoice vendor", "--json", *now], ["status", "--json"],
-            ["due", "--json", "--all", *now]]
+            ["due", "--json", *now]]
 log = []
 rounds = 0
 while not os.path.exists(stop):

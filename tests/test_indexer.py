@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import Vault, matrix
-from vaultmem.store import Store
+from vaultmem import Vault
+from vaultmem.store import Store, matrix
 
 NOW = datetime(2026, 8, 15, 9, 0)
 LONG = ("The boiler needs a service before winter and the hall radiator stays cold at the "

@@ -17,8 +17,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from vaultmem.cli import main
-from vaultmem.mcp_server import Service, build
+from vaultmem.interfaces.cli import main
+from vaultmem.interfaces.mcp_server import Service, build
 
 from .conftest import FakeEmbedder
 
@@ -135,7 +135,8 @@ def test_a_note_over_the_parse_budget_is_indexed_by_name_with_a_warning(make_vau
     """Should a reader ever crawl again, the note is skipped with a warning instead of
     stalling the run (and `watch`, and every MCP answer). The stand-in reader below
     never ends on its own; the budget is CPU time, so this waits on no clock."""
-    from vaultmem import indexer, parse
+    from vaultmem import indexer
+    from vaultmem.text import parse
 
     real = parse.parse_note
 
@@ -191,7 +192,7 @@ def _store_bytes(db: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("how", ["user_version", "unknown migration"])
 def test_a_store_from_a_newer_vaultmem_is_refused_and_left_alone(make_vault, capsys, how):
     """Before: opened, migrated where it could be and written without a word."""
-    from vaultmem import migrations
+    from vaultmem.store import migrations
 
     vault = make_vault({"Home.md": "# Home\n\ntext\n"}, ledger="- [ ] Call mum ^mum\n",
                        index_at=NOW)
@@ -225,7 +226,8 @@ def test_a_store_records_its_schema_in_its_header(make_vault):
     """An older vaultmem can only refuse what it can see: the header says how many
     migrations made the store (0 before this change), and an older store is stamped
     when it is opened."""
-    from vaultmem import Vault, migrations
+    from vaultmem import Vault
+    from vaultmem.store import migrations
 
     vault = make_vault({"Home.md": "# Home\n"}, index_at=NOW)
     db = vault.settings.db
@@ -382,7 +384,7 @@ from tests.conftest import FakeEmbedder
 import vaultmem.embed
 vaultmem.embed.FastEmbedder = lambda settings: FakeEmbedder()
 from vaultmem import indexer
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 
 def held(*args, **kwargs):
     print("embedding", flush=True)  # mid-run, under the writer lock

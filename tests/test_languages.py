@@ -9,9 +9,11 @@ from datetime import datetime
 import pytest
 from typer.testing import CliRunner
 
-from vaultmem import config, indexer, languages
-from vaultmem.cli import app
+from vaultmem import config
 from vaultmem.embed import multilingual_advice
+from vaultmem.interfaces.cli import app
+from vaultmem.store import runs
+from vaultmem.text import languages
 
 NOW = datetime(2026, 8, 1)
 ENGLISH = ("We walked along the river in the morning and it was cold, but the light on the "
@@ -84,7 +86,7 @@ def test_a_store_made_before_notes_had_a_language_fills_it_without_reparsing(mak
     vault = make_vault(FILES, index_at=NOW)
     with vault.store.atomic():
         vault.store.execute("UPDATE notes SET lang = NULL")
-        vault.store.set_meta(indexer.SETTLED, "")
+        vault.store.set_meta(runs.SETTLED, "")
     report = vault.index(now=NOW)
     assert (report.reparsed, report.modified, report.embedded) == (0, 0, 0)
     assert report.languages == {"en": 4, "de": 3, "": 1}

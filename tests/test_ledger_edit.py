@@ -16,8 +16,8 @@ import pytest
 
 from vaultmem import Vault
 from vaultmem import tasks_format as tf
-from vaultmem.cli import main
 from vaultmem.errors import NotFoundError, UsageError, VaultmemError
+from vaultmem.interfaces.cli import main
 from vaultmem.ledger import parse_ledger
 
 from .conftest import FakeEmbedder, write_files
@@ -288,7 +288,7 @@ def test_mcp_tools_complete_cancel_and_reschedule(make_vault, tmp_path):
     import anyio
     from mcp import Client
 
-    from vaultmem.mcp_server import Service, build
+    from vaultmem.interfaces.mcp_server import Service, build
 
     make_vault(NOTES, ledger=LEDGER, mtime=datetime(2026, 8, 1), index_at=NOW).close()
     root = tmp_path / "vault"

@@ -7,7 +7,7 @@ import random
 from datetime import datetime, timedelta
 
 from vaultmem import appended
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 from vaultmem.schema import SCHEMA
 
 NOW = datetime(2026, 8, 15, 9, 0)

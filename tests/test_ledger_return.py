@@ -70,7 +70,7 @@ def test_a_line_deleted_and_restored_is_reopened_on_its_old_id(make_vault, line,
     created = vault.store.execute("SELECT count(*) FROM ops WHERE op = 'created' "
                                   "AND entry_id IS NOT NULL").fetchone()[0]
     assert created == 3
-    from vaultmem.cli import main
+    from vaultmem.interfaces.cli import main
 
     assert main(["ledger", "show", entry_id, "--vault", str(vault.settings.vault)]) == 0
     out = capsys.readouterr().out
@@ -204,7 +204,7 @@ sys.path.insert(0, sys.argv[1])
 from tests.conftest import FakeEmbedder
 import vaultmem.embed
 vaultmem.embed.FastEmbedder = lambda settings: FakeEmbedder()
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 sys.exit(main(["watch", sys.argv[2], "--debounce", "50"]))
 """
 

@@ -15,10 +15,10 @@ import pytest
 from mcp import Client
 
 from vaultmem import ledger_append
-from vaultmem.cli import main
 from vaultmem.errors import UsageError, VaultmemError
+from vaultmem.interfaces.cli import main
+from vaultmem.interfaces.mcp_server import Service, build
 from vaultmem.ledger import MAX_ID_CHARS, parse_ledger
-from vaultmem.mcp_server import Service, build
 
 from .conftest import FakeEmbedder
 

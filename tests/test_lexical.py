@@ -6,8 +6,8 @@ from datetime import datetime
 
 import pytest
 
-from vaultmem import lexical
 from vaultmem.store import Store
+from vaultmem.store import fts as lexical
 
 # Eight notes of one paragraph each: "meeting" is in 6 of 8 chunks, "weekly" in 4 of 8,
 # "boiler" and "crème" in one each.

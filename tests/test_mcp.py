@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 
 from vaultmem import Vault
-from vaultmem.mcp_server import TOOLS, Service, build
+from vaultmem.interfaces.mcp_server import TOOLS, Service, build
 
 from .conftest import FakeEmbedder
 
@@ -315,7 +315,7 @@ def test_an_indexer_failure_still_answers_from_the_store(root, monkeypatch):
 def test_a_message_never_asks_an_agent_to_run_a_command():
     """An agent has tools, not a shell: a CLI command in a message is the user's."""
     from vaultmem.errors import TERMS
-    from vaultmem.mcp_server import error
+    from vaultmem.interfaces.mcp_server import error
 
     for said in TERMS["mcp"].values():
         assert "vaultmem " not in said or said.startswith("the user's "), said
@@ -330,7 +330,7 @@ def test_a_stop_during_an_answer_names_it_and_lets_it_end(root, monkeypatch):
     import signal
     import threading
 
-    from vaultmem import mcp_server
+    from vaultmem.interfaces import mcp_server
 
     said, exits = [], []
     spoke, entered, release = threading.Event(), threading.Event(), threading.Event()

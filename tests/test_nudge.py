@@ -747,7 +747,7 @@ def test_the_json_document_names_the_top_candidates_and_what_held_each(nudge_vau
 
 
 def test_nudge_verbose_prints_each_candidates_sum_and_rule(nudge_vault, capsys):
-    from vaultmem import render
+    from vaultmem.interfaces import render
 
     v = nudge_vault({"Ledger.md": ONE})
     render.nudge(v.tick(datetime(2026, 8, 9, 23)), as_json=False, verbose=True)
@@ -764,7 +764,7 @@ def test_nudge_verbose_prints_each_candidates_sum_and_rule(nudge_vault, capsys):
 
 @pytest.mark.integration
 def test_a_trigger_entry_nudges_only_with_a_matching_context(tmp_path, capsys):
-    from vaultmem.cli import main
+    from vaultmem.interfaces.cli import main
 
     root = tmp_path / "vault"
     root.mkdir()

@@ -1,12 +1,12 @@
 """One markdown reader: the note parser, the ledger and prospective items agree on what
-is a list item, a tag, a block id and front matter (all defined in vaultmem.parse)."""
+is a list item, a tag, a block id and front matter (all defined in vaultmem.text.parse)."""
 
 import pytest
 
-from vaultmem import parse
 from vaultmem.ledger import parse_ledger
-from vaultmem.parse import parse_note
 from vaultmem.prospective import list_items
+from vaultmem.text import parse
+from vaultmem.text.parse import parse_note
 
 HIDDEN = {
     "indented code": "Notes:\n\n    - [ ] Hidden task #idea [[Secret]]\n\n- [ ] Real task #idea\n",
@@ -107,7 +107,7 @@ def test_the_nudge_path_reads_the_ledger_rules_without_the_markdown_parser():
     from .conftest import modules_loaded
 
     assert modules_loaded("import vaultmem.nudge, vaultmem.ledger, vaultmem.prospective",
-                          ("markdown_it", "frontmatter", "vaultmem.parse")) == []
+                          ("markdown_it", "frontmatter", "vaultmem.text.parse")) == []
 
 
 @pytest.mark.parametrize("code", [

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import Vault, opener, render
-from vaultmem.cli import main
+from vaultmem import Vault, opener
+from vaultmem.interfaces import render
+from vaultmem.interfaces.cli import main
 
 from .conftest import FIXTURES, FakeEmbedder
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.parse import Chunk, Link, ParsedNote, parse_note
+from vaultmem.text.parse import Chunk, Link, ParsedNote, parse_note
 
 
 def links_of(text: str) -> list[tuple]:

@@ -283,7 +283,7 @@ def test_the_query_path_does_not_import_the_markdown_parser():
     from .conftest import modules_loaded
 
     assert modules_loaded("import vaultmem.rank, vaultmem.commitments",
-                          ("markdown_it", "frontmatter", "yaml", "vaultmem.parse",
+                          ("markdown_it", "frontmatter", "yaml", "vaultmem.text.parse",
                            "vaultmem.ledger")) == []
 
 

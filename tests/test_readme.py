@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer.main
 
-from vaultmem.cli import app
+from vaultmem.interfaces.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

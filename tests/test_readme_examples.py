@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import render
-from vaultmem.cli import main
+from vaultmem.interfaces import render
+from vaultmem.interfaces.cli import main
 
 from .conftest import FIXTURES, ROOT, FakeEmbedder
 

@@ -12,10 +12,10 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import pytest
 
-from vaultmem import vault as vault_mod
-from vaultmem.cli import main
-from vaultmem.parse import Link
-from vaultmem.resolve import Resolver
+from vaultmem.interfaces.cli import main
+from vaultmem.text import folder as vault_mod
+from vaultmem.text.parse import Link
+from vaultmem.text.resolve import Resolver
 
 pytestmark = pytest.mark.usefixtures("fake_model")  # CLI runs here embed with the fake
 

@@ -9,8 +9,8 @@ from datetime import datetime
 import pytest
 
 from vaultmem import config
-from vaultmem.cli import main
 from vaultmem.indexer import index_vault
+from vaultmem.interfaces.cli import main
 from vaultmem.ledger import Known, parse_ledger, reconcile
 from vaultmem.store import Store
 

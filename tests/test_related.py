@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from vaultmem.cli import main
+from vaultmem.interfaces.cli import main
 
 from .conftest import FIXTURES
 

@@ -10,8 +10,9 @@ from datetime import datetime
 
 import pytest
 
-from vaultmem import Vault, render
-from vaultmem.cli import main
+from vaultmem import Vault
+from vaultmem.interfaces import render
+from vaultmem.interfaces.cli import main
 
 from .conftest import FakeEmbedder
 

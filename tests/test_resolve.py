@@ -6,8 +6,8 @@ import unicodedata
 
 import pytest
 
-from vaultmem.parse import Link, parse_note
-from vaultmem.resolve import Resolver, escapes_vault
+from vaultmem.text.parse import Link, parse_note
+from vaultmem.text.resolve import Resolver, escapes_vault
 
 NOTES = {
     "Home.md": ["Start", "Dashboard"],

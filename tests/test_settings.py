@@ -11,8 +11,8 @@ from datetime import datetime
 import pytest
 
 from vaultmem import config
-from vaultmem.cli import main
 from vaultmem.errors import ConfigError
+from vaultmem.interfaces.cli import main
 
 ENV_CASES = [
     ("QUIET_HOURS", "late", "hour ranges"),

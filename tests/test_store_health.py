@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from vaultmem import recover
-from vaultmem import store as store_mod
-from vaultmem.cli import main
 from vaultmem.errors import BusyError, StoreReadOnlyError
+from vaultmem.interfaces.cli import main
 from vaultmem.ledger import parse_ledger
 from vaultmem.store import Store, writer_lock
+from vaultmem.store import connection as store_mod
 
 from .conftest import ROOT
 

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import pytest
 
-from vaultmem.parse import parse_note
+from vaultmem.text.parse import parse_note
 
 HELP = ("---\ntitle: abs\ndescription: Returns the absolute value of the given number.\n---\n"
         "\n## Syntax\n\nmath.Abs VALUE\n\n## Examples\n\n{{ math.Abs -2.1 }} → 2.1\n")
@@ -71,7 +71,7 @@ def test_a_store_indexed_before_summaries_embeds_only_the_notes_that_have_one(
         store.execute("INSERT INTO vectors SELECT c.hash, ?, zeroblob(256) FROM chunks c "
                       "WHERE c.hash LIKE 'old-%'", [fake_embedder.fingerprint])
         store.execute("DELETE FROM _migrations WHERE name = 'm014_front_matter_summary'")
-    from vaultmem import migrations
+    from vaultmem.store import migrations
 
     assert migrations.apply(store.conn) == ["m014_front_matter_summary"]
     fake_embedder.calls.clear()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from vaultmem.rows import StoredNote
-from vaultmem.vault import FileStat, plan_changes, scan
+from vaultmem.text.folder import FileStat, plan_changes, scan
+from vaultmem.text.rows import StoredNote
 
 
 def stored(path, size, mtime, digest, deleted=False, id_=1):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from vaultmem import Vault
-from vaultmem.watch import Signals, Stopped, indexed_line
+from vaultmem.interfaces.watch import Signals, Stopped, indexed_line
 
 from .conftest import write_files
 

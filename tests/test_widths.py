@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from vaultmem import Vault, render
-from vaultmem.cli import main
+from vaultmem import Vault
+from vaultmem.interfaces import render
+from vaultmem.interfaces.cli import main
 
 from .conftest import FIXTURES, FakeEmbedder
 

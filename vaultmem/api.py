@@ -74,7 +74,7 @@ def _first_day(value: date | str | None, today: date, param: str) -> date | None
 def _day_done(value: date | str | None, today: date) -> date:
     """The day a commitment was done or cancelled (`on`, default today): words are read
     backward ("friday": the last Friday), and the day has come."""
-    from .dates import day_back
+    from .text.dates import day_back
 
     back = day_back(value, today) if isinstance(value, str) else None
     day = back or _window(value, today, "on")[1] or today
@@ -110,6 +110,19 @@ def find_root(start: Path) -> Path:
     return start
 
 
+def locate(path: str | Path | None = None, db: str | Path | None = None,
+           **settings: Any) -> config.Settings:
+    """The settings of the vault a command means, found the one way every command finds
+    it: `path`, else `$VAULTMEM_VAULT`, else the vault the current folder is in; an
+    error when that is no folder. Opens nothing (`index --rebuild` must not)."""
+    if path is None and not os.environ.get("VAULTMEM_VAULT"):
+        path = find_root(Path.cwd())
+    resolved = config.load(path, db, **settings)
+    if not resolved.vault.is_dir():
+        raise VaultmemError(f"vault {resolved.vault} is not a folder: pass the vault path")
+    return resolved
+
+
 class Vault:
     """An open vault: its settings, its store and (loaded on first use) the embedder."""
 
@@ -132,11 +145,7 @@ class Vault:
         model now, in the background, while the store opens. `settings`: overrides of
         `config.Settings` fields.
         """
-        if path is None and not os.environ.get("VAULTMEM_VAULT"):
-            path = find_root(Path.cwd())
-        resolved = config.load(path, db, **settings)
-        if not resolved.vault.is_dir():
-            raise VaultmemError(f"vault {resolved.vault} is not a folder: pass the vault path")
+        resolved = locate(path, db, **settings)
         early = None
         if preload and embedder is None:
             from .embed import query_embedder
@@ -183,7 +192,7 @@ class Vault:
         """Bring the store up to date with the vault (incremental; `full` re-parses all)."""
         from .errors import VaultGoneError
         from .indexer import index_vault
-        from .vault import folder_identity
+        from .text.folder import folder_identity
 
         when = _when(now)
         folder = folder_identity(self.settings.vault)
@@ -235,7 +244,9 @@ class Vault:
 
         when_ = _when(now)
         window, due_day = _window(due, when_.date(), "due")
-        taken = {row[0] for row in self.store.execute("SELECT id FROM entries")}
+        from .store import entries
+
+        taken = entries.ids(self.store)
         added = add(self.settings.vault, self.settings.ledger_notes[0], text, due=due_day,
                     when=when, links=tuple(links), project=project,
                     taken=taken | appended.ids(self.store),
@@ -300,8 +311,9 @@ class Vault:
         from .commitments import revised
 
         self._in_step(now)
-        row = self.store.execute("SELECT ledger_path, line, raw, status, present FROM entries "
-                                 "WHERE id = ?", [entry_id]).fetchone()
+        from .store import entries
+
+        row = entries.line_of(self.store, entry_id)
         if row is None:
             raise NotFoundError(f"no commitment {entry_id!r}: `ledger(include_closed=True)` "
                                 "lists every id")
@@ -359,9 +371,9 @@ class Vault:
         from .nudge import record_feedback
 
         found = record_feedback(self.store, item_id, answer, _when(now), snooze)
-        if found is None and not self.store.execute(
-                "SELECT 1 FROM entries WHERE id = ? UNION ALL SELECT 1 FROM prospective "
-                "WHERE id = ?", [item_id, item_id]).fetchone():
+        from .store import entries
+
+        if found is None and not entries.is_item_id(self.store, item_id):
             raise NotFoundError(f"no such id {item_id!r}: nudges name ledger entries and "
                                 "prospective items by the id they print")
         if found is None:
@@ -473,9 +485,9 @@ class Vault:
                        else fingerprint_for(self.settings))
         if getattr(self._embedder, "dim", 0):
             return fingerprint, self._embedder.dim
-        row = self.store.execute("SELECT length(vector) FROM vectors WHERE fingerprint = ? "
-                                 "LIMIT 1", [fingerprint]).fetchone()
-        return fingerprint, (row[0] // 4 if row else 0)  # float32
+        from .store.vectors import stored_dim
+
+        return fingerprint, stored_dim(self.store, fingerprint)
 
     def status(self):
         """Counts, last runs, unresolved links, warnings, and every effective setting."""

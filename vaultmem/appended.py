@@ -28,6 +28,7 @@ from .errors import NotFoundError, VaultmemError
 from .ledger import LedgerEntry
 from .schema import SCHEMA
 from .store import Store
+from .store import appended as rows
 
 WATCHED = ("waiting", "seen")
 
@@ -38,20 +39,13 @@ def remember(store: Store, added, stamp: str, entry_id: str | None = None) -> No
     if store.read_only:
         return
     with store.atomic():
-        store.execute(
-            "INSERT INTO appended (id, ledger_path, line, text, appended_at, mtime_ns, hash, "
-            "state, lost_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting', NULL, ?) "
-            "ON CONFLICT(id) DO UPDATE SET ledger_path = excluded.ledger_path, line = "
-            "excluded.line, text = excluded.text, appended_at = excluded.appended_at, "
-            "mtime_ns = excluded.mtime_ns, hash = excluded.hash, state = 'waiting', "
-            "lost_at = NULL, updated_at = excluded.updated_at",
-            [entry_id or added.id, added.ledger, added.line, added.text, stamp,
-             added.mtime_ns, added.digest, stamp])
+        rows.watch(store, entry_id or added.id, added.ledger, added.line, added.text, stamp,
+                   added.mtime_ns, added.digest)
 
 
 def ids(store: Store) -> set[str]:
     """Every id vaultmem ever appended: a new line must not take one of them."""
-    return {row[0] for row in store.execute("SELECT id FROM appended")}
+    return rows.ids(store)
 
 
 def check(store: Store, ledger: str, changes: list[tuple[str, LedgerEntry | None, list]],
@@ -67,18 +61,14 @@ def check(store: Store, ledger: str, changes: list[tuple[str, LedgerEntry | None
     block id) is watched again."""
     now = {entry_id: entry for entry_id, entry, _ in changes}
     messages = []
-    for entry_id, where, text, state, at_mtime, at_hash, appended_at in store.execute(
-            "SELECT id, ledger_path, text, state, mtime_ns, hash, appended_at FROM appended "
-            "WHERE state IN ('waiting', 'seen', 'lost')").fetchall():
+    for entry_id, where, text, state, at_mtime, at_hash, appended_at in rows.watched(store):
         if where != ledger and now.get(entry_id) is None:
             continue  # another ledger's line, not here
         new = _next_state(state, entry_id in now, now.get(entry_id), text,
                           _read_after(read, at_mtime, at_hash))
         if new == state and where == ledger:
             continue
-        store.execute("UPDATE appended SET state = ?, ledger_path = ?, lost_at = ?, "
-                      "updated_at = ? WHERE id = ?",
-                      [new, ledger, stamp if new == "lost" else None, stamp, entry_id])
+        rows.set_state(store, entry_id, new, ledger, stamp if new == "lost" else None, stamp)
         if new == "lost":
             messages.append(lost_message(entry_id, appended_at, stamp))
     return messages
@@ -118,12 +108,9 @@ def _when(stamp: str) -> str:
 
 def lost(store: Store) -> list[dict]:
     """The appended lines lost and not restored or dropped, oldest first."""
-    rows = store.execute(
-        "SELECT id, ledger_path, line, text, appended_at, lost_at FROM appended "
-        "WHERE state = 'lost' ORDER BY lost_at, id").fetchall()
     return [{"id": i, "ledger": ledger, "line": line, "text": text, "appended_at": at,
              "lost_at": gone, "message": lost_message(i, at, gone)}
-            for i, ledger, line, text, at, gone in rows]
+            for i, ledger, line, text, at, gone in rows.lost(store)]
 
 
 @dataclass
@@ -143,8 +130,7 @@ class Restored:
 
 def lost_line(store: Store, entry_id: str) -> tuple[str, str]:
     """(ledger, line) of a lost appended line; an error naming what to do otherwise."""
-    row = store.execute("SELECT ledger_path, text, state FROM appended WHERE id = ?",
-                        [entry_id]).fetchone()
+    row = rows.one(store, entry_id)
     if row is None:
         raise NotFoundError(f"no line appended by vaultmem has the id {entry_id!r}: `vaultmem "
                             "ledger --json` lists the lost ones under \"lost\"")
@@ -157,6 +143,5 @@ def lost_line(store: Store, entry_id: str) -> tuple[str, str]:
 def drop(store: Store, entry_id: str, stamp: str) -> Restored:
     ledger, text = lost_line(store, entry_id)
     with store.atomic():
-        store.execute("UPDATE appended SET state = 'dropped', updated_at = ? WHERE id = ?",
-                      [stamp, entry_id])
+        rows.drop(store, entry_id, stamp)
     return Restored(entry_id, "dropped", ledger, None, text)

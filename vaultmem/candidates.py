@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import PurePosixPath
@@ -21,9 +20,13 @@ from pathlib import PurePosixPath
 from . import appended, form, ledger_append, ledger_sync
 from .config import Settings
 from .errors import NotFoundError, UsageError, VaultmemError
-from .ledger import STOP_WORDS, LedgerEntry, new_id
+from .ledger import LedgerEntry, new_id
 from .schema import SCHEMA
 from .store import Store
+from .store import candidates as cand_rows
+from .store import entries as entry_rows
+from .store import notes as note_rows
+from .text.words import IDENTITY_STOP, SLUG_WORD
 
 MATCH_THRESHOLD = 0.6  # the ledger's own threshold for "an edit of the same line"
 LEDGER_MATCH = 0.75  # text similarity plus link and date bonuses: "already in the ledger"
@@ -58,19 +61,14 @@ def find(settings: Settings, path: str, parsed, text: str | None, mtime_ns: int 
 
 def retire_note(store: Store, note_id: int, stamp: str) -> None:
     """A deleted note's candidates are retired with it (kept, marked, never deleted)."""
-    for (cand_id,) in store.execute(
-            "SELECT id FROM candidates WHERE note_id = ? AND present = 1", [note_id]).fetchall():
-        store.execute("UPDATE candidates SET present = 0, updated_at = ? WHERE id = ?",
-                      [stamp, cand_id])
+    for cand_id in cand_rows.present_ids(store, note_id):
+        store.mark_absent("candidates", cand_id, stamp)
         store.add_op(stamp, "candidate-retired", note_id, cand_id, {"reason": "note deleted"})
 
 
 def _reconcile(store: Store, note_id: int, path: str, drafts: list[form.Candidate],
                day: date | None, stamp: str) -> None:
-    cols = ", ".join(("id", "key", *_FIELDS))
-    known = [dict(zip(("id", "key", *_FIELDS), row, strict=True)) for row in store.execute(
-        f"SELECT {cols} FROM candidates WHERE note_id = ? AND present = 1 ORDER BY line",
-        [note_id])]
+    known = cand_rows.of_note(store, note_id, ("id", "key", *_FIELDS))
     pairs = match(known, drafts)
     for i, draft in enumerate(drafts):
         row = _row(draft, day)
@@ -87,16 +85,14 @@ def _reconcile(store: Store, note_id: int, path: str, drafts: list[form.Candidat
         old = known[pairs[i]]
         changed = {k: {"from": old[k], "to": row[k]} for k in _CHANGES if old[k] != row[k]}
         if changed or any(old[k] != row[k] for k in _FIELDS) or old["key"] != draft.key:
-            store.update("candidates", old["id"], {"key": draft.key, **row,
-                                                   "updated_at": stamp})
+            store.update("candidates", old["id"], {"key": draft.key, **row, "updated_at": stamp})
         if changed:
             store.add_op(stamp, "candidate-changed", note_id, old["id"],
                          {"path": path, "line": draft.line, **changed})
     matched = set(pairs.values())
     for k, old in enumerate(known):
         if k not in matched:
-            store.execute("UPDATE candidates SET present = 0, updated_at = ? WHERE id = ?",
-                          [stamp, old["id"]])
+            store.mark_absent("candidates", old["id"], stamp)
             store.add_op(stamp, "candidate-retired", note_id, old["id"],
                          {"path": path, "line": old["line"], "reason": "source line gone"})
 
@@ -146,10 +142,10 @@ def _similar(a: str, b: str) -> float:
 
 def _new_id(store: Store, draft: form.Candidate) -> str:
     """"f-" and the first content words of the action; "-2", "-3"… when taken."""
-    words = [w for w in re.findall(r"[a-z0-9]+", draft.action.lower()) if w not in STOP_WORDS]
+    words = [w for w in SLUG_WORD.findall(draft.action.lower()) if w not in IDENTITY_STOP]
     base = "f-" + "-".join(words[:4] or ["commitment"])
     ident, n = base, 1
-    while store.execute("SELECT 1 FROM candidates WHERE id = ?", [ident]).fetchone():
+    while store.has("candidates", ident):
         n += 1
         ident = f"{base}-{n}"
     return ident
@@ -201,19 +197,12 @@ def suggestions(store: Store, settings: Settings, since: date | None = None,
     """Open candidates at or above the confidence threshold, from notes written on or
     after `since`, that no ledger entry already holds; newest note first. A read."""
     threshold = settings.form_confidence if min_confidence is None else min_confidence
-    rows = store.execute(
-        "SELECT c.id, n.path, c.line, c.text, c.action, c.condition, c.due, c.date_text, "
-        "c.kind, c.confidence, c.why, c.links, c.note_day, c.note_id, c.start "
-        "FROM candidates c "
-        "JOIN notes n ON n.id = c.note_id AND n.deleted = 0 "
-        "WHERE c.present = 1 AND c.status = 'open' AND c.confidence >= ? "
-        "AND (? IS NULL OR c.note_day >= ?) ORDER BY c.note_day DESC, n.path, c.line",
-        [threshold, _iso(since), _iso(since)]).fetchall()
+    found = cand_rows.open_above(store, threshold, _iso(since))
     entries = _entries(store)
-    taken = {r[0] for r in store.execute("SELECT id FROM entries")}
+    taken = entry_rows.ids(store)
     names = _link_names(store)
     out, held = [], 0
-    for r in rows:
+    for r in found:
         links = json.loads(r[11] or "[]")
         if any(_holds(entry, r[4], r[5], r[6], r[13], links) for entry in entries):
             held += 1
@@ -260,15 +249,13 @@ def _entries(store: Store) -> list[_Entry]:
     """Every ledger entry still in a ledger, whatever its status (a done one is still
     the same commitment: it is not offered again)."""
     links: dict[str, tuple[set[int], set[str]]] = {}
-    for entry_id, target_id, raw in store.execute(
-            "SELECT entry_id, target_id, target_raw FROM entry_links"):
+    for entry_id, target_id, raw in entry_rows.link_rows(store):
         ids, raws = links.setdefault(entry_id, (set(), set()))
         if target_id is not None:
             ids.add(target_id)
         raws.add((raw or "").lower())
     out = []
-    for entry_id, action, condition, due in store.execute(
-            "SELECT id, action, condition, due FROM entries WHERE present = 1"):
+    for entry_id, action, condition, due in entry_rows.present_actions(store):
         text = f"{action} {condition or ''}"
         ids, raws = links.get(entry_id, (set(), set()))
         out.append(_Entry(action, due, ids, raws, _words(text)))
@@ -278,8 +265,8 @@ def _entries(store: Store) -> list[_Entry]:
 def _words(text: str) -> set[str]:
     # A crude stem (the first five letters) so "renew" meets "renewal", "pay" meets "paid"
     # only where they share them; enough to recognise one commitment written twice.
-    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower())
-            if w not in STOP_WORDS and len(w) > 1}
+    return {w[:5] for w in SLUG_WORD.findall(text.lower())
+            if w not in IDENTITY_STOP and len(w) > 1}
 
 
 def _holds(entry: _Entry, action: str, condition: str | None, due: str | None,
@@ -303,13 +290,13 @@ def _holds(entry: _Entry, action: str, condition: str | None, due: str | None,
 def _link_names(store: Store) -> dict[int, str]:
     """{note id: how a wiki-link names it}: its file name when no other live note shares
     it, else its vault-relative path (both without .md), as Obsidian resolves them."""
-    rows = store.execute("SELECT id, path FROM notes WHERE deleted = 0").fetchall()
+    live = note_rows.live_paths_all(store)
     stems: dict[str, int] = {}
-    for _, path in rows:
+    for _, path in live:
         stem = PurePosixPath(path).stem.lower()
         stems[stem] = stems.get(stem, 0) + 1
     out = {}
-    for note_id, path in rows:
+    for note_id, path in live:
         p = PurePosixPath(path)
         out[note_id] = p.stem if stems[p.stem.lower()] == 1 else p.with_suffix("").as_posix()
     return out
@@ -347,16 +334,10 @@ class Decisions:
 
 
 def _candidate(store: Store, cand_id: str) -> dict:
-    row = store.execute(
-        "SELECT c.id, c.status, c.present, c.action, c.condition, c.due, c.links, c.entry_id, "
-        "c.note_id, n.path, c.line, c.start FROM candidates c "
-        "JOIN notes n ON n.id = c.note_id "
-        "WHERE c.id = ?", [cand_id]).fetchone()
-    if row is None:
+    cand = cand_rows.one(store, cand_id)
+    if cand is None:
         raise NotFoundError(f"no candidate {cand_id!r}: `suggestions()` lists them")
-    keys = ("id", "status", "present", "action", "condition", "due", "links", "entry_id",
-            "note_id", "path", "line", "start")
-    return dict(zip(keys, row, strict=True))
+    return cand
 
 
 def acceptable(store: Store, cand_id: str) -> dict:
@@ -379,7 +360,7 @@ def accept(store: Store, settings: Settings, cand_id: str, edit: str | None,
     action = cand["action"] if edit is None else edit
     source = _link_names(store).get(cand["note_id"], PurePosixPath(cand["path"]).stem)
     links = tuple(dict.fromkeys([source, *json.loads(cand["links"] or "[]")]))
-    taken = {row[0] for row in store.execute("SELECT id FROM entries")} | appended.ids(store)
+    taken = entry_rows.ids(store) | appended.ids(store)
     added = ledger_append.add(
         settings.vault, settings.ledger_notes[0], action,
         due=_day(cand["due"]), when=cand["condition"], links=links, taken=taken,
@@ -387,8 +368,7 @@ def accept(store: Store, settings: Settings, cand_id: str, edit: str | None,
     stamp = now.isoformat(timespec="seconds")
     appended.remember(store, added, stamp)
     with store.atomic():
-        store.execute("UPDATE candidates SET status = 'accepted', entry_id = ?, decided_at = ?, "
-                      "updated_at = ? WHERE id = ?", [added.id, stamp, stamp, cand_id])
+        cand_rows.accepted(store, cand_id, added.id, stamp)
         store.add_op(stamp, "candidate-accepted", cand["note_id"], cand_id,
                      {"entry": added.id, "ledger": added.ledger, "line": added.line,
                       "edited": edit is not None})
@@ -404,7 +384,6 @@ def reject(store: Store, cand_id: str, now: datetime) -> Decision:
     stamp = now.isoformat(timespec="seconds")
     if cand["status"] != "rejected":
         with store.atomic():
-            store.execute("UPDATE candidates SET status = 'rejected', decided_at = ?, "
-                          "updated_at = ? WHERE id = ?", [stamp, stamp, cand_id])
+            cand_rows.rejected(store, cand_id, stamp)
             store.add_op(stamp, "candidate-rejected", cand["note_id"], cand_id, {})
     return Decision(cand_id, "rejected")

@@ -15,9 +15,12 @@ import numpy as np
 from . import clock, cue, trigger
 from .config import Settings
 from .cue import Cue
-from .rows import Item
 from .schema import SCHEMA
 from .store import Store
+from .store import entries as entry_rows
+from .store import notes as note_rows
+from .text.rows import Item
+from .text.words import WORD
 
 # -- firing -------------------------------------------------------------------
 
@@ -81,21 +84,13 @@ class FiringRow(Item):
 def may_fire_on(store: Store, now: datetime) -> bool:
     """Whether any open entry could fire on a query (a condition, or a window open):
     only then is the context split into units, each embedded."""
-    return store.execute(
-        "SELECT 1 FROM entries WHERE present = 1 AND status = 'open' AND (condition IS NOT "
-        "NULL OR fires_from <= ?) LIMIT 1", [now.date().isoformat()]).fetchone() is not None
+    return entry_rows.any_may_fire(store, now.date().isoformat())
 
 
 def open_entries(store: Store) -> list[OpenEntry]:
-    rows = store.execute(
-        "SELECT e.id, e.action, e.condition, e.keywords, e.fires_from, e.due, e.cond_hash, "
-        "e.project, e.line, e.ledger_path, group_concat(l.target_id) FROM entries e "
-        "LEFT JOIN entry_links l ON l.entry_id = e.id "
-        "WHERE e.present = 1 AND e.status = 'open' GROUP BY e.id ORDER BY e.ledger_path, e.line"
-    ).fetchall()
     return [OpenEntry(r[0], r[1], r[2], tuple(json.loads(r[3] or "[]")), _day(r[4]), _day(r[5]),
                       r[6], [int(x) for x in (r[10] or "").split(",") if x], r[7], r[8], r[9])
-            for r in rows]
+            for r in entry_rows.open_rows(store)]
 
 
 def _day(value: str | None) -> date | None:
@@ -364,13 +359,8 @@ def entry_views(store: Store, fingerprint: str, entries: list[OpenEntry]
     ids = [e.id for e in entries]
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
-    rows = store.execute(
-        f"SELECT ev.entry_id, ev.kind, ev.text, v.vector FROM entry_views ev LEFT JOIN "
-        f"vectors v ON v.hash = ev.hash AND v.fingerprint = ? WHERE ev.entry_id IN ({marks}) "
-        f"ORDER BY ev.entry_id, ev.ord", [fingerprint, *ids]).fetchall()
     out: dict[str, list] = {}
-    for entry_id, kind, text, blob in rows:
+    for entry_id, kind, text, blob in entry_rows.view_vectors(store, fingerprint, ids):
         vec = None if blob is None else np.frombuffer(blob, np.float32)
         out.setdefault(entry_id, []).append((kind, text, vec))
     missing = [e for e in entries if e.id not in out and e.cond_hash]
@@ -438,7 +428,7 @@ def word_weights(store: Store, entries: list[OpenEntry], chunks: int) -> dict[st
     (SPEC 5: a rare word of a condition is evidence, an everyday one hardly)."""
     words: dict[str, str] = {}
     for entry in entries:
-        for word in trigger.WORD.findall(entry.condition or ""):
+        for word in WORD.findall(entry.condition or ""):
             stem = trigger.content_stems(word)
             if stem:
                 words.setdefault(next(iter(stem)), word.lower().replace("'s", ""))
@@ -599,11 +589,7 @@ def _plus(day: date, days: int) -> date:
 
 
 def _paths(store: Store, ids: set[int]) -> dict[int, str]:
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    return dict(store.execute(
-        f"SELECT id, path FROM notes WHERE deleted = 0 AND id IN ({marks})", list(ids)))
+    return note_rows.live_paths(store, ids)
 
 
 def note_paths(store: Store, ids: list[int]) -> list[str]:
@@ -651,16 +637,9 @@ def list_entries(store: Store, include_closed: bool) -> EntryList:
     `notes` are the paths the entry's links resolve to; `unresolved` the link targets
     that name no note (yet).
     """
-    where = "" if include_closed else "WHERE e.present = 1 AND e.status = 'open'"
-    rows = store.execute(
-        "SELECT e.id, e.status, e.present, e.action, e.condition, e.due, e.fires_from, "
-        "e.ledger_path, e.line, e.project, (SELECT count(*) FROM ops o WHERE o.entry_id = e.id), "
-        "json_extract(e.fields, '$.priority'), json_extract(e.fields, '$.recurrence') "
-        f"FROM entries e {where} ORDER BY e.present DESC, e.ledger_path, e.line").fetchall()
+    rows = entry_rows.listing(store, include_closed)
     links: dict[str, list[tuple[str, str | None]]] = {}
-    for entry_id, target, path in store.execute(
-            "SELECT l.entry_id, l.target_raw, n.path FROM entry_links l LEFT JOIN notes n "
-            "ON n.id = l.target_id AND n.deleted = 0 ORDER BY l.entry_id, l.ord"):
+    for entry_id, target, path in entry_rows.all_links(store):
         links.setdefault(entry_id, []).append((target, path))
     out = []
     for r in rows:
@@ -700,13 +679,11 @@ class EntryHistory:
 
 def history(store: Store, entry_id: str) -> EntryHistory | None:
     """One entry as it stands, with every typed revision in order."""
-    row = store.execute("SELECT id, raw, status, present, ledger_path, line, first_seen "
-                        "FROM entries WHERE id = ?", [entry_id]).fetchone()
+    row = entry_rows.head(store, entry_id)
     if row is None:
         return None
     revisions = [RevisionRow(ts, op, json.loads(detail or "{}"))
-                 for ts, op, detail in store.execute(
-                     "SELECT ts, op, detail FROM ops WHERE entry_id = ? ORDER BY id", [entry_id])]
+                 for ts, op, detail in entry_rows.revisions(store, entry_id)]
     return EntryHistory(row[0], row[1], row[2] if row[3] else "removed", row[4], row[5], row[6],
                         revisions)
 

@@ -84,7 +84,7 @@ class Settings:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready view (paths as strings that UTF-8 can hold)."""
-        from .vault import printable
+        from .text.folder import printable
 
         out = asdict(self)
         out["vault"], out["db"] = printable(str(self.vault)), printable(str(self.db))

@@ -110,7 +110,7 @@ def spec_for(model: str) -> ModelSpec:
 def multilingual_advice(languages: dict[str, int], settings: Settings) -> str | None:
     """One line for `index` and `status` when the notes are written in several languages
     and the model reads English only; None otherwise."""
-    from .languages import looks_multilingual
+    from .text.languages import looks_multilingual
 
     if not looks_multilingual(languages) or spec_for(settings.model).multilingual:
         return None

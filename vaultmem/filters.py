@@ -21,7 +21,8 @@ import numpy as np
 
 from . import clock
 from .errors import UsageError
-from .vault import normalize_prefix
+from .store import filters as rows
+from .text.folder import normalize_prefix
 
 _WHERE = re.compile(r"^\s*([^=!]+?)\s*(!?=)\s*(.*?)\s*$", re.DOTALL)
 _LINK = re.compile(r"^\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]$")  # "[[House|the house]]"
@@ -172,24 +173,19 @@ def mask(store, settings, note_ids: np.ndarray, titles: dict, filters: Filters
     if not filters.narrows:  # the default: every note but the ledgers
         ledgers = ledger_note_ids(store, settings) if not filters.include_ledger else set()
         return ~_member(note_ids, ledgers)
-    sql, params = ["SELECT id FROM notes WHERE deleted = 0"], []
+    select = rows.NoteSelect()
     if filters.folders:
-        _under(store, titles, filters.folders, sql, params, strict=True)
+        _under(store, titles, filters.folders, select, strict=True)
     if filters.not_folders:
-        _under(store, titles, filters.not_folders, sql, params, negate=True)
+        _under(store, titles, filters.not_folders, select, negate=True)
     for tag, negate in [(t, False) for t in filters.tags] + [(t, True) for t in filters.not_tags]:
-        if not negate and not store.execute(
-                "SELECT 1 FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?) LIMIT 1",
-                _tag_range(tag)).fetchone():  # the answer would be empty: a typo
+        if not negate and not rows.tag_exists(store, tag):  # the answer would be empty: a typo
             raise UsageError(f"`tags` {tag!r}: no indexed note carries it (or a tag under "
                              "it); `vaultmem status` counts the tags")
-        sql.append(f"AND id {'NOT ' if negate else ''}IN (SELECT note_id FROM tags WHERE "
-                   "tag = ? OR (tag >= ? AND tag < ?))")
-        params += _tag_range(tag)
+        select.tag(tag, negate)
     if filters.changed_since or filters.changed_before:
-        sql.append("AND mtime_ns >= ? AND mtime_ns < ?")
-        params += _ns_range(filters)
-    ids = {r[0] for r in store.execute(" ".join(sql), params)}
+        select.changed(*_ns_range(filters))
+    ids = select.ids(store)
     for cond in filters.where:
         matched = _matching(store, cond)
         ids = ids - matched if cond.negate else ids & matched
@@ -204,33 +200,24 @@ def _member(note_ids: np.ndarray, ids: set[int]) -> np.ndarray:
     return np.isin(note_ids, np.fromiter(ids, np.int64, len(ids)))
 
 
-def _under(store, titles: dict, folders: tuple[str, ...], sql: list, params: list, *,
+def _under(store, titles: dict, folders: tuple[str, ...], select: rows.NoteSelect, *,
            strict: bool = False, negate: bool = False) -> None:
-    """Add "under any of `folders`" (or none, `negate`) to the statement: each folder as
-    written is a range of the path index ("area1/" up to "area10": "0" follows "/");
-    a folder written in another case than on disk (as Obsidian finds it on macOS and
-    Windows) is the notes whose path starts with it, case aside."""
-    terms = []
+    """Add "under any of `folders`" (or none, `negate`) to the selection: each folder as
+    written is a range of the path index; a folder written in another case than on disk
+    (as Obsidian finds it on macOS and Windows) is the notes whose path starts with it,
+    case aside."""
+    exact, other_case = [], []
     for folder in folders:
-        low, high = folder, folder[:-1] + "0"
-        if store.execute("SELECT 1 FROM notes WHERE deleted = 0 AND path >= ? AND path < ? "
-                         "LIMIT 1", [low, high]).fetchone():
-            terms.append("(path >= ? AND path < ?)")
-            params += [low, high]
+        if rows.has_notes_under(store, folder):
+            exact.append(folder)
             continue
         folded = folder.casefold()
         ids = [i for i, (path, _) in titles.items() if path.casefold().startswith(folded)]
         if strict and not ids:
             raise UsageError(f"`folders` {folder.rstrip('/')!r}: no indexed note is under it; "
                              f"top-level folders: {_top_folders([p for p, _ in titles.values()])}")
-        terms.append(f"id IN ({','.join(map(str, ids))})" if ids else "0")
-    sql.append(f"AND {'NOT ' if negate else ''}({' OR '.join(terms)})")
-
-
-def _tag_range(tag: str) -> list[str]:
-    """The tag itself and the tags nested under it: stored in lower case, they are the
-    index range from "project/" up to "project0" ("0" follows "/")."""
-    return [tag, tag + "/", tag + "0"]
+        other_case.append(ids)
+    select.folders(exact, other_case, negate)
 
 
 def _ns_range(filters: Filters) -> list:
@@ -245,10 +232,6 @@ def _top_folders(paths: list[str]) -> str:
     return shown or "none (every note is at the root)"
 
 
-# Front-matter keys the notes table also holds as a column (their scalar values).
-_COLUMNS = ("type", "status", "importance", "project", "created", "updated", "date")
-
-
 def _matching(store, cond: Where) -> set[int]:
     """Live notes whose front matter holds `cond.key` (any case) with `cond.value`, or,
     for a list, with it among its items. Values compare as text, ignoring case; a link
@@ -261,50 +244,22 @@ def _matching(store, cond: Where) -> set[int]:
     case."""
     key = cond.key.strip().lower()
     match = _Matcher(_norm(cond.value))
-    only = ""
-    if key in _COLUMNS:
-        for value, members in store.execute(
-                f"SELECT {key}, group_concat(id) FROM notes WHERE deleted = 0 AND {key} IS "
-                f"NOT NULL GROUP BY {key}"):
+    column = key in rows.COLUMNS
+    if column:
+        for value, members in rows.column_values(store, key):
             if match.one(value):
                 match.ids.update(int(i) for i in members.split(","))
-        only = f"AND {key} IS NULL "
-    named = '%"' + re.sub(r"([\\%_])", r"\\\1", key) + '"%'  # the key, quoted, in the JSON
     other_case = []
     if '"' not in key:  # (a JSON path cannot quote it; json_each reads it)
-        path = f'$."{key}"'
-        holding, maybe = _holding(match.wanted)
-        for note_id, kind, value in store.execute(
-                "SELECT id, json_type(frontmatter, ?) AS kind, json_extract(frontmatter, ?) AS "
-                f"value FROM notes WHERE deleted = 0 {only}AND frontmatter LIKE ? ESCAPE '\\' "
-                f"AND json_valid(frontmatter){holding}", [path, path, named, *maybe]):
+        for note_id, kind, value in rows.key_values(store, key, match.wanted, column):
             if kind is None:
                 other_case.append(note_id)
             else:
                 match.row(note_id, kind, value)
     if other_case or '"' in key:
-        for note_id, value, kind in store.execute(
-                "SELECT n.id, j.value, j.type FROM notes n, json_each(n.frontmatter) j "
-                f"WHERE n.deleted = 0 {only.replace('AND ', 'AND n.')}AND n.frontmatter "
-                "LIKE ? ESCAPE '\\' AND json_valid(n.frontmatter) AND lower(j.key) = ?",
-                [named, key]):
+        for note_id, value, kind in rows.key_items(store, key, column):
             match.row(note_id, kind, value)
     return match.ids
-
-
-def _holding(wanted: str) -> tuple[str, list[str]]:
-    """A cheap SQL test that a value may equal `wanted`, to skip the rest: its text holds
-    `wanted` (any ASCII case). Only where that is sure: an ASCII word that is no number
-    (1.0 and 1 are equal and differ as text; SQLite folds ASCII case alone)."""
-    try:
-        float(wanted)
-        return "", []
-    except ValueError:
-        pass
-    if not wanted.isascii():
-        return "", []
-    return (" AND (kind IS NULL OR kind IN ('true', 'false') OR "
-            "instr(lower(CAST(value AS TEXT)), ?) > 0)", [wanted])
 
 
 class _Matcher:

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
 
-from . import parse, syntax
-from .dates import DateMention, find_dates
 from .ledger import parse_task_line
+from .text import parse, syntax
+from .text.dates import DateMention, find_dates
 
 # -------------------------------------------------------------------------- the reader
 
@@ -926,9 +926,6 @@ def _person(subject: str, cue: str) -> str:
     return "thing"
 
 
-_SELF_WORDS = frozenset({"i", "we", "me", "you", "also", "really", "still", "just",
-                         "definitely", "probably", "absolutely", "seriously", "urgently",
-                         "then", "now", "so", "and", "def", "defo", "first"})
 _COMMON_START = frozenset("""it this that the these those there here my our your everything
 something nothing all car bike house flat boiler form application payment invoice bill rent
 tax return report passport licence license visa permit insurance""".split())

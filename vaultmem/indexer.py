@@ -15,15 +15,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from . import clock, languages, ledger_sync, migrations, prospective, status
+from . import clock, ledger_sync, prospective, status
 from .budget import Budget, OverBudget
 from .config import Settings
 from .embed import Embedder, embed_text, multilingual_advice
 from .errors import VaultGoneError
-from .resolve import Resolver, escapes_vault
 from .schema import SCHEMA
-from .store import Store
-from .vault import (
+from .store import Store, entries, migrations, notes
+from .store.runs import RunFlags
+from .text import languages
+from .text.folder import (
     ChangePlan,
     NotRegular,
     OutsideVault,
@@ -34,6 +35,7 @@ from .vault import (
     read_inside,
     scan,
 )
+from .text.resolve import Resolver, escapes_vault
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_GROUP = 256  # texts per embed call and commit: bounds memory and lost work on a kill
@@ -131,17 +133,18 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     found = scan(settings.vault, skip=(settings.db,))  # the store, if it is in the vault
     reader = _Reader(settings.vault, found.files, settings.max_file_bytes)
     # A migration may ask for one re-parse of everything (to fill tables it added).
-    full = full or store.get_meta("reparse_all") == "1"
+    flags = RunFlags(store)
+    full = full or flags.reparse_all
     states = store.note_states()
     plan = plan_changes(found.files, states, reader.hash_of, full=full)
-    quiet = not (full or plan.changed or plan.touched or _links_pending(store) is not None
-                 or store.get_meta("lifecycle_dirty") == "1")
+    quiet = not (full or plan.changed or plan.touched or flags.links_pending() is not None
+                 or flags.lifecycle_dirty)
     settled = _settled(store, embedder.fingerprint) if quiet else None
     if settled and store.checked_within(CHECK_EVERY):
         store.skip_check()  # nothing to change or embed: no need to read every page again
-    elif store.get_meta(SETTLED):
+    elif flags.is_settled:
         with store.atomic():  # before any change: a run killed from here on counts again
-            store.set_meta(SETTLED, "")
+            flags.unsettle()
     run_id = store.start_run("index", stamp)
     try:
         _steps(store, settings, embedder, now, full, progress, folder, found, reader, states,
@@ -178,7 +181,8 @@ def _steps(store, settings, embedder, now, full, progress, folder, found, reader
     if folder_identity(settings.vault) != folder:
         # The reads of a vault being deleted fail one by one; none of them is a deletion.
         raise VaultGoneError(settings.vault)
-    pending = _links_pending(store)
+    flags = RunFlags(store)
+    pending = flags.links_pending()
     if pending is not None:
         _resolve_links(store, stamp, report, pending)
     if not settled:
@@ -186,13 +190,13 @@ def _steps(store, settings, embedder, now, full, progress, folder, found, reader
     if ledger_sync.refresh_views(store):  # the matcher's texts of each open entry
         settled = None  # new view texts (after an upgrade): embed them
     report.embedded = 0 if settled else embed_missing(store, embedder, progress)
-    if store.get_meta("lifecycle_dirty") == "1":
+    if flags.lifecycle_dirty:
         prospective.refresh_lifecycle(store, settings, now)
         with store.atomic():
-            store.set_meta("lifecycle_dirty", "0")
+            flags.set_lifecycle_dirty(False)
     if full:
         with store.atomic():
-            store.set_meta("reparse_all", "0")
+            flags.reparsed()
     counts = settled["links"] if settled else _count_links(store)
     for key, field_name in LINK_FIGURES:
         setattr(report, field_name, counts[key])
@@ -203,10 +207,9 @@ def _steps(store, settings, embedder, now, full, progress, folder, found, reader
                               "is it the vault folder (the one holding your .md notes)?"))
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
-        store.set_meta(SETTLED, json.dumps({
-            "fingerprint": embedder.fingerprint, "links": counts,
-            "languages": report.languages,
-            "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]}))
+        flags.settle({"fingerprint": embedder.fingerprint, "links": counts,
+                      "languages": report.languages,
+                      "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]})
     report.warnings[:0] = walk_warnings
     report.multilingual = multilingual_advice(report.languages, settings)
 
@@ -223,7 +226,7 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
             store.update_note(states[path].id, {"deleted": 1, "changed_at": stamp})
             store.drop_from_search(states[path].id)
             store.add_op(stamp, "deleted", states[path].id, detail={"path": path})
-            if _has_entries(store, path):
+            if entries.present_in_ledger(store, path):
                 _sync_ledger(store, path, states[path].id, None, stamp, report)
             prospective.remove_note_items(store, states[path].id, stamp)
             _candidates().retire_note(store, states[path].id, stamp)
@@ -231,7 +234,7 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
             # hash None: if the re-parse below never happens, the next run does it.
             store.update_note(states[old].id, {"path": new, "hash": None})
             store.add_op(stamp, "moved", states[old].id, detail={"from": old, "to": new})
-            store.execute("UPDATE entries SET ledger_path = ? WHERE ledger_path = ?", [new, old])
+            entries.move_ledger(store, old, new)
         for path in plan.touched:
             st = found.files[path]
             store.update_note(states[path].id, {"size": st.size, "mtime_ns": st.mtime_ns})
@@ -266,26 +269,10 @@ def _mark_dirty(store: Store, links: set[int] | None = None) -> None:
     point at (a live path or an alias) changed; None means every link. Stored in meta
     `links_dirty` as "0" (nothing), "1" (everything) or a JSON list of note ids.
     """
-    pending = _links_pending(store)
-    if pending == "all" or links is None:
-        store.set_meta("links_dirty", "1")
-    else:
-        store.set_meta("links_dirty", json.dumps(sorted((pending or set()) | links)))
-    store.set_meta("lifecycle_dirty", "1")
+    flags = RunFlags(store)
+    flags.add_links(links)
+    flags.set_lifecycle_dirty(True)
     store.bump_generation()
-
-
-def _links_pending(store: Store) -> str | set[int] | None:
-    """"all", the note ids whose links await resolution, or None when nothing does."""
-    value = store.get_meta("links_dirty", "0")
-    if value == "0":
-        return None
-    if value == "1":
-        return "all"
-    try:
-        return {int(i) for i in json.loads(value)}
-    except (ValueError, TypeError):
-        return "all"
 
 
 def _index_file(store, settings, path, kind, st, reader, plan, stamp,
@@ -296,7 +283,7 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     Returns the ids of notes whose links need resolving: this note's own when it only
     changed its text, None (every link) when it added or changed a name links resolve to.
     """
-    prior = store.execute("SELECT id, deleted FROM notes WHERE path = ?", [path]).fetchone()
+    prior = notes.state_of(store, path)
     data = reader.read(path)
     if data is None:
         error = reader.errors.get(path, "unreadable")
@@ -331,12 +318,12 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     _sync_items(store, note_id, path, parsed, prior is None, stamp)
     _candidates().sync_note(store, settings, note_id, path, parsed, text, st.mtime_ns, stamp,
                             drafts)
-    if text is None and _has_entries(store, path):
+    if text is None and entries.present_in_ledger(store, path):
         _keep_unreadable_ledger(store, path, report)
     elif ledger_sync.is_ledger(path, fields["type"], settings):
         _sync_ledger(store, path, note_id, text or "", stamp, report, parsed.outline,
                      _stood_still(settings, path, digest), (st.mtime_ns, digest))
-    elif _has_entries(store, path):  # no longer a ledger: its entries are removed
+    elif entries.present_in_ledger(store, path):  # no longer a ledger: its entries are removed
         _sync_ledger(store, path, note_id, None, stamp, report)
     if kind not in ("moved", "reparse"):
         op = "created" if prior is None else ("restored" if prior[1] else "modified")
@@ -390,11 +377,6 @@ def _sync_items(store, note_id, path, parsed, is_new, stamp) -> None:
     prospective.sync_note_items(store, note_id, path, drafts, created, stamp)
 
 
-def _has_entries(store: Store, path: str) -> bool:
-    return store.execute("SELECT 1 FROM entries WHERE ledger_path = ? AND present = 1 LIMIT 1",
-                         [path]).fetchone() is not None
-
-
 def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report,
                  outline=None, settle=None, read=None) -> None:
     """Reconcile one ledger note: typed revisions into the ops log, line warnings kept.
@@ -426,8 +408,7 @@ def _stood_still(settings: Settings, path: str, digest: str):
 def _keep_unreadable_ledger(store: Store, path: str, report) -> None:
     """A ledger that cannot be read as text (a NUL byte makes it look binary) says nothing
     about its entries: they are kept as they were, not removed, until it can be read."""
-    count = store.execute("SELECT count(*) FROM entries WHERE ledger_path = ? AND present = 1",
-                          [path]).fetchone()[0]
+    count = entries.present_in_ledger(store, path)
     message = (f"ledger not read as text: its {count} entries are kept as they were, none "
                "removed; remove the NUL bytes (or re-save it as UTF-8 text)")
     store.replace_warnings("ledger", [path], [(path, None, message)])
@@ -516,7 +497,7 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
         store.remember_pairs(now_pairs, sources)
         paths = None if sources is None else [p for p, i in ids.items() if i in pending]
         store.replace_warnings("link", paths, escaping)
-        store.set_meta("links_dirty", "0")
+        RunFlags(store).links_resolved()
     report.warnings.extend(escaping + lost)
 
 
@@ -524,7 +505,6 @@ def _resolve_links(store: Store, stamp: str, report: IndexReport,
 # and these are the store's link figures. Cleared before a run changes anything, so a run
 # killed half-way leaves no stale figures; a run that changes nothing reuses them instead
 # of scanning every chunk and link again (0.1 s of a no-op at 50,000 notes).
-SETTLED = "settled"
 CHECK_EVERY = 86_400  # seconds: a no-op run still reads every page once a day
 SETTLED_VERSION = 1  # raise when what needs a vector, or how links are counted, changes;
 # a new migration makes every earlier record stale by itself
@@ -534,11 +514,8 @@ LINK_FIGURES = (("resolved_links", "links_resolved"), ("unresolved_links", "link
 
 
 def _settled(store: Store, fingerprint: str) -> dict | None:
-    try:
-        found = json.loads(store.get_meta(SETTLED) or "null")
-    except ValueError:
-        return None
-    if not isinstance(found, dict) or found.get("fingerprint") != fingerprint \
+    found = RunFlags(store).settled()
+    if found is None or found.get("fingerprint") != fingerprint \
             or found.get("version") != [SETTLED_VERSION, len(migrations.MIGRATIONS)]:
         return None
     links = found.get("links")
@@ -579,6 +556,6 @@ def embed_missing(store: Store, embedder: Embedder, progress: Progress | None = 
 def _parse():
     """parse.py (markdown-it, front matter, YAML), imported by the first note read: a
     run that reads none (a no-op) never loads it."""
-    from . import parse
+    from .text import parse
 
     return parse

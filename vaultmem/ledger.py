@@ -24,10 +24,11 @@ from datetime import date
 from itertools import groupby
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import syntax
+from .text import syntax
+from .text.words import IDENTITY_STOP, SLUG_WORD, TOKEN
 
 if TYPE_CHECKING:
-    from .parse import Link, ListItem, Outline
+    from .text.parse import Link, ListItem, Outline
 
 STATUS_BY_MARK = {" ": "open", "x": "done", "X": "done", "-": "cancelled",
                   "/": "open"}  # Tasks' "in progress" is still open
@@ -92,11 +93,6 @@ _RECURRENCE_RE = re.compile(
 )
 _ISO_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _WHEN_RE = re.compile(r"^when\s+([^,]+?)\s*,\s*(.+)$", re.IGNORECASE | re.DOTALL)
-
-STOP_WORDS = frozenset(
-    "a an the to of and or in on at for by with from into my our your their its is be it "
-    "this that these those when then".split()
-)
 
 # Fuzzy identity: action similarity (difflib ratio) plus bonuses, accepted at THRESHOLD.
 # Shared links count up to LINK_BONUS (identical links let a ratio of 0.4 pass) and the
@@ -175,7 +171,7 @@ def parse_ledger(
     matter included. Never raises.
     """
     if outline is None:
-        from . import parse  # the query and nudge paths import this module, not markdown-it
+        from .text import parse  # the query and nudge paths import this module, not markdown-it
 
         outline = parse.outline(text)
     entries: list[LedgerEntry] = []
@@ -896,8 +892,8 @@ def new_id(entry: LedgerEntry, taken: AbstractSet[str]) -> str:
 
 def _slug(action: str) -> str:
     folded = unicodedata.normalize("NFKD", action).encode("ascii", "ignore").decode().lower()
-    words = re.findall(r"[a-z0-9]+", folded)
-    content = [w for w in words if w not in STOP_WORDS] or words
+    words = SLUG_WORD.findall(folded)
+    content = [w for w in words if w not in IDENTITY_STOP] or words
     if not content:  # nothing ascii to say: a stable hash still gives a usable id
         return "c-" + hashlib.sha1(action.encode()).hexdigest()[:8]
     # Room for a "-NNN" suffix; a word longer than the room is cut, not dropped.
@@ -1063,13 +1059,12 @@ class _Blocks:
 
 
 BLOCK_CAP = 64
-_WORD_RE = re.compile(r"\w+")
 
 
 def _block_keys(text: str, links: Sequence[str], fires_from: date | None) -> set:
     """Content words, pairs of them (each with its next three, alphabetically, so that
     a long action stays linear), links and the window's start."""
-    words = sorted({w for w in _WORD_RE.findall(text) if w not in STOP_WORDS})
+    words = sorted({w for w in TOKEN.findall(text) if w not in IDENTITY_STOP})
     keys: set = set(words)
     keys.update((a, b) for i, a in enumerate(words) for b in words[i + 1:i + 4])
     keys.update(("link", link) for link in links)

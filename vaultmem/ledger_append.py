@@ -38,7 +38,7 @@ from pathlib import Path
 from .errors import DiskFullError, UsageError, VaultmemError
 from .ledger import LedgerEntry, new_id, parse_ledger
 from .schema import SCHEMA
-from .vault import content_hash, opened_path, within
+from .text.folder import content_hash, opened_path, within
 
 _BLOCK_IDS = re.compile(r"\^([A-Za-z0-9-]+)")
 _FORBIDDEN = re.compile(r"[\r\n\[\]]")

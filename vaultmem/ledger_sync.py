@@ -30,12 +30,13 @@ from . import appended
 from .config import Settings
 from .embed import embed_text
 from .ledger import Known, LedgerEntry, parse_ledger, reconcile
-from .rows import Link
-from .store import Store
-from .vault import content_hash
+from .store import Store, entries, notes
+from .store.runs import RunFlags
+from .text.folder import content_hash
+from .text.rows import Link
 
 if TYPE_CHECKING:
-    from .parse import Outline
+    from .text.parse import Outline
 
 _DATE_FIELDS = ("due", "scheduled", "start", "created", "done_on", "cancelled_on")
 
@@ -74,37 +75,34 @@ def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
     and content hash as read; lines vaultmem appended that this read finds saved over
     are added to `lost` (`appended.check`).
     """
-    entries, warnings = parse_ledger(text, outline) if text is not None else ([], [])
-    known = [Known(row[0], entry_from_json(row[1])) for row in store.execute(
-        "SELECT id, entry FROM entries WHERE ledger_path = ? AND present = 1", [path])]
-    taken = {row[0] for row in store.execute("SELECT id FROM entries")}
-    changes = reconcile(known, entries, taken, _removed(store, path, entries))
+    found, warnings = parse_ledger(text, outline) if text is not None else ([], [])
+    known = [Known(entry_id, entry_from_json(entry))
+             for entry_id, entry in entries.present_in(store, path)]
+    changes = reconcile(known, found, entries.ids(store), _removed(store, path, found))
     if text is not None and any(entry is None for _, entry, _ in changes):
         held = _held_back(path, text, len(known), settle)
         if held is not None:
             return [(path, None, held)]
     for entry_id, entry, revisions in changes:
         if entry is None:
-            store.execute("UPDATE entries SET present = 0, updated_at = ? WHERE id = ?",
-                          [stamp, entry_id])
+            store.mark_absent("entries", entry_id, stamp)
         else:
             _write_entry(store, entry_id, path, entry, stamp)
         for rev in revisions:
             store.add_op(stamp, rev.kind, note_id, entry_id, rev.detail)
-    found = appended.check(store, path, changes, read, stamp)
+    saved_over = appended.check(store, path, changes, read, stamp)
     if lost is not None:
-        lost.extend(found)
+        lost.extend(saved_over)
     return [(path, w.line, w.message) for w in warnings]
 
 
-def _removed(store: Store, path: str, entries: list[LedgerEntry]) -> list[Known]:
+def _removed(store: Store, path: str, current: list[LedgerEntry]) -> list[Known]:
     """The entries gone from ledgers that may come back here: this ledger's, and any
     ledger's whose block id a current line carries (a line moved to another ledger).
     Most recently removed first: of two alike, the one that left last returns."""
-    blocks = {e.block_id for e in entries if e.block_id}
-    return [Known(entry_id, entry_from_json(entry)) for entry_id, entry, ledger, block
-            in store.execute("SELECT id, entry, ledger_path, block_id FROM entries "
-                             "WHERE present = 0 ORDER BY updated_at DESC, id")
+    blocks = {e.block_id for e in current if e.block_id}
+    return [Known(entry_id, entry_from_json(entry))
+            for entry_id, entry, ledger, block in entries.removed(store)
             if ledger == path or block in blocks or entry_id in blocks]
 
 
@@ -136,16 +134,7 @@ def _write_entry(store: Store, entry_id: str, path: str, entry: LedgerEntry, sta
         "cond_hash": condition_hash(cond) if cond else None,
         "entry": entry_to_json(entry), "updated_at": stamp,
     }
-    exists = store.execute("SELECT 1 FROM entries WHERE id = ?", [entry_id]).fetchone()
-    if exists:
-        store.update("entries", entry_id, row)
-    else:
-        store.insert("entries", {"id": entry_id, "first_seen": stamp, **row})
-    store.execute("DELETE FROM entry_links WHERE entry_id = ?", [entry_id])
-    store.executemany(
-        "INSERT INTO entry_links (entry_id, ord, target_raw) VALUES (?, ?, ?)",
-        [(entry_id, i, target) for i, target in enumerate(entry.links)],
-    )
+    entries.write(store, entry_id, row, entry.links, stamp)
 
 
 def condition_hash(condition: str) -> str:
@@ -158,30 +147,24 @@ def resolve_entry_links(store: Store, resolver, ids: dict[str, int]
     """Point every present entry's links at notes, as a wiki-link from its ledger would.
     Returns a warning for each link that names no note but named one that has since been
     moved or renamed (the ledger would otherwise lose it without a word)."""
-    rows = store.execute(
-        "SELECT l.entry_id, l.ord, l.target_raw, e.ledger_path, e.line FROM entry_links l "
-        "JOIN entries e ON e.id = l.entry_id WHERE e.present = 1").fetchall()
     updates, unresolved = [], []
-    for entry_id, ord_, target, ledger_path, line in rows:
+    for entry_id, ord_, target, ledger_path, line in entries.present_links(store):
         hit = resolver.resolve(Link(target, "wiki", None, None, None, 0), ledger_path)
         updates.append((ids.get(hit) if hit else None, entry_id, ord_))
         if hit is None:
             unresolved.append((entry_id, target, ledger_path, line))
-    store.executemany(
-        "UPDATE entry_links SET target_id = ? WHERE entry_id = ? AND ord = ?", updates)
+    entries.point_links(store, updates)
     return _renamed_targets(store, unresolved, ids) if unresolved else []
 
 
 def _renamed_targets(store: Store, unresolved, ids: dict[str, int]) -> list[tuple]:
     """(ledger, line, message) for the unresolved entry links that resolve to a path a
     live note had before it was moved or renamed (the ops log keeps every move)."""
-    from .resolve import Resolver
+    from .text.resolve import Resolver
 
     paths = {note_id: path for path, note_id in ids.items()}
     former: dict[str, int] = {}
-    for note_id, old in store.execute(
-            "SELECT note_id, json_extract(detail, '$.from') FROM ops WHERE op = 'moved' "
-            "ORDER BY id"):
+    for note_id, old in notes.moves(store):
         if note_id in paths and old and old not in ids:
             former[old] = note_id
     if not former:
@@ -245,40 +228,21 @@ def refresh_views(store: Store) -> bool:
     something differs, so a no-op run writes nothing; a killed run is redone by the next.
     """
     want = []
-    for entry_id, action, condition in store.execute(
-            "SELECT id, action, condition FROM entries "
-            "WHERE present = 1 AND status = 'open' ORDER BY id").fetchall():
+    for entry_id, action, condition in entries.open_actions(store):
         titles, aliases = _linked_names(store, entry_id)
-        notes = _linked_texts(store, entry_id) if condition else ()
-        texts = view_texts(action or "", condition, titles, aliases, notes)
+        texts_of_notes = entries.linked_texts(store, entry_id) if condition else ()
+        texts = view_texts(action or "", condition, titles, aliases, texts_of_notes)
         want += [(entry_id, i, kind, text, condition_hash(text))
                  for i, (kind, text) in enumerate(texts)]
-    have = store.execute("SELECT entry_id, ord, kind, text, hash FROM entry_views "
-                         "ORDER BY entry_id, ord").fetchall()
-    if [tuple(r) for r in have] == want:
+    if entries.views(store) == want:
         return False
     with store.atomic():
-        store.execute("DELETE FROM entry_views")
-        store.executemany(
-            "INSERT INTO entry_views (entry_id, ord, kind, text, hash) VALUES (?, ?, ?, ?, ?)",
-            want)
-        store.set_meta("settled", "")  # new texts await their vectors (indexer.SETTLED)
+        entries.replace_views(store, want)
+        RunFlags(store).unsettle()  # new texts await their vectors
     return True
 
 
 def _linked_names(store: Store, entry_id: str) -> tuple[list[str], list[str]]:
-    rows = store.execute(
-        "SELECT n.id, n.title FROM entry_links l JOIN notes n ON n.id = l.target_id "
-        "WHERE l.entry_id = ? AND n.deleted = 0 ORDER BY l.ord", [entry_id]).fetchall()
+    rows = entries.linked_notes(store, entry_id)
     titles = [title for _, title in rows if title]
-    aliases = [alias for note_id, _ in rows for (alias,) in store.execute(
-        "SELECT alias FROM aliases WHERE note_id = ? ORDER BY alias", [note_id])]
-    return titles, aliases
-
-
-def _linked_texts(store: Store, entry_id: str) -> tuple[str, ...]:
-    """The chunk texts of the notes an entry links, in order."""
-    return tuple(text for (text,) in store.execute(
-        "SELECT c.text FROM entry_links l JOIN notes n ON n.id = l.target_id AND n.deleted = 0 "
-        "JOIN chunks c ON c.note_id = n.id WHERE l.entry_id = ? ORDER BY l.ord, c.ord",
-        [entry_id]))
+    return titles, [alias for note_id, _ in rows for alias in notes.aliases(store, note_id)]

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import NotFoundError
-from .rows import Item
 from .schema import SCHEMA
-from .store import Store
-from .vault import content_hash, read_inside
+from .store import Store, entries, items, notes
+from .store import salience as salience_rows
+from .text.folder import content_hash, read_inside
+from .text.rows import Item
 
 
 @dataclass
@@ -113,17 +114,16 @@ class NoteDoc:
 def find(store: Store, name: str) -> tuple[int, str]:
     """(note id, path) for a path or link-style name; NotFoundError when none matches."""
     wanted = name.strip().replace("\\", "/").removeprefix("./")
-    rows = store.execute("SELECT id, path FROM notes WHERE path IN (?, ?) "
-                         "ORDER BY deleted", [wanted, wanted + ".md"]).fetchall()
+    rows = notes.by_paths(store, wanted, wanted + ".md")
     if rows:
         return rows[0]
-    from .resolve import Resolver
-    from .rows import Link
+    from .text.resolve import Resolver
+    from .text.rows import Link
 
     hit = Resolver(store.path_ids()).resolve(
         Link(wanted.removesuffix(".md"), "wiki", None, None, None, 0), "")
     if hit:
-        return store.execute("SELECT id, path FROM notes WHERE path = ?", [hit]).fetchone()
+        return notes.by_paths(store, hit)[0]
     raise NotFoundError(f"no note {name!r} in the index: give a vault-relative path "
                         "(`query()` finds one); a note made since the last `index()` is not "
                         "in it yet")
@@ -131,19 +131,14 @@ def find(store: Store, name: str) -> tuple[int, str]:
 
 def get_note(store: Store, vault: Path, name: str) -> NoteDoc:
     note_id, path = find(store, name)
-    row = store.execute("SELECT title, frontmatter, hash, deleted FROM notes WHERE id = ?",
-                        [note_id]).fetchone()
-    title, fm, digest, deleted = row
+    title, fm, digest, deleted = notes.head(store, note_id)
     data = None if deleted else _read(vault, path)
     text = data.decode("utf-8-sig", errors="replace") if data is not None else None
     return NoteDoc(
         path=path, title=title, on_disk=data is not None,
         changed_since_index=data is not None and content_hash(data) != digest,
         deleted=bool(deleted), frontmatter=json.loads(fm or "{}"),
-        tags=[t for (t,) in store.execute(
-            "SELECT tag FROM tags WHERE note_id = ? ORDER BY tag", [note_id])],
-        aliases=[a for (a,) in store.execute(
-            "SELECT alias FROM aliases WHERE note_id = ? ORDER BY alias", [note_id])],
+        tags=notes.tags_of(store, note_id), aliases=notes.aliases(store, note_id),
         text=text, links=_links(store, note_id), backlinks=_backlinks(store, note_id),
         commitments=_commitments(store, note_id), items=_items(store, note_id),
         salience=_salience(store, note_id))
@@ -157,41 +152,24 @@ def _read(vault: Path, path: str) -> bytes | None:
 
 
 def _links(store: Store, note_id: int) -> list[NoteLink]:
-    rows = store.execute(
-        "SELECT l.target_raw, l.kind, l.heading, l.line, n.path FROM links l "
-        "LEFT JOIN notes n ON n.id = l.target_id AND n.deleted = 0 "
-        "WHERE l.source_id = ? ORDER BY l.line, l.id", [note_id])
-    return [NoteLink(*row) for row in rows]
+    return [NoteLink(*row) for row in notes.links_of(store, note_id)]
 
 
 def _backlinks(store: Store, note_id: int) -> list[Backlink]:
-    rows = store.execute(
-        "SELECT n.path, l.line FROM links l JOIN notes n ON n.id = l.source_id "
-        "WHERE l.target_id = ? AND n.deleted = 0 AND l.source_id != ? ORDER BY n.path, l.line",
-        [note_id, note_id])
-    return [Backlink(*row) for row in rows]
+    return [Backlink(*row) for row in notes.backlinks_of(store, note_id)]
 
 
 def _commitments(store: Store, note_id: int) -> list[NoteCommitment]:
-    rows = store.execute(
-        "SELECT DISTINCT e.id, e.action, e.condition, e.due, e.status, e.present, "
-        "e.ledger_path, e.line FROM entry_links l JOIN entries e ON e.id = l.entry_id "
-        "WHERE l.target_id = ? ORDER BY e.present DESC, e.ledger_path, e.line", [note_id])
     return [NoteCommitment(i, a, c, d, s if present else "removed", lp, ln)
-            for i, a, c, d, s, present, lp, ln in rows]
+            for i, a, c, d, s, present, lp, ln in entries.linking(store, note_id)]
 
 
 def _items(store: Store, note_id: int) -> list[NoteItem]:
-    rows = store.execute(
-        "SELECT id, kind, status, text, line FROM prospective WHERE note_id = ? "
-        "AND present = 1 ORDER BY line", [note_id])
-    return [NoteItem(*row) for row in rows]
+    return [NoteItem(*row) for row in items.in_note(store, note_id)]
 
 
 def _salience(store: Store, note_id: int) -> NoteSalience | None:
-    row = store.execute(
-        "SELECT score, importance, activation, centrality, prospective, recency, computed_at "
-        "FROM salience WHERE note_id = ?", [note_id]).fetchone()
+    row = salience_rows.of_note(store, note_id)
     if row is None:
         return None
     return NoteSalience(*row)

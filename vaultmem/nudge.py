@@ -40,11 +40,15 @@ from datetime import date, datetime, time, timedelta
 
 from . import clock
 from .config import Settings
-from .dates import find_dates, find_time
 from .errors import UsageError
 from .ledger import PRIORITY_FACTOR
 from .schema import SCHEMA
 from .store import Store
+from .store import entries as entry_rows
+from .store import items as item_rows
+from .store import notes as note_rows
+from .store import nudges as nudge_rows
+from .text.dates import find_dates, find_time
 
 THETA = 1.0
 HYSTERESIS = 0.25
@@ -374,9 +378,7 @@ def load_items(store: Store) -> list[Item]:
 
 def _entries(store: Store) -> list[Item]:
     items = []
-    for row in store.execute(
-            "SELECT id, action, condition, due, scheduled, start, first_seen, fields, entry, "
-            "tags, project FROM entries WHERE present = 1 AND status = 'open'"):
+    for row in entry_rows.open_for_nudges(store):
         entry_id, action, condition, due, scheduled, start, first_seen, extra, raw, tags, \
             project = row
         extra = json.loads(extra or "{}")
@@ -423,17 +425,13 @@ def is_work(tags: list[str], paths: list[str]) -> bool:
 
 def _prospective(store: Store) -> list[Item]:
     items = []
-    for row in store.execute(
-            "SELECT p.id, p.kind, p.text, p.created, p.last_referenced, n.frontmatter, "
-            "p.level, n.path FROM prospective p JOIN notes n ON n.id = p.note_id "
-            "WHERE p.present = 1 AND p.status IN ('open', 'referenced') AND n.deleted = 0"):
+    for row in item_rows.for_nudges(store):
         item_id, kind, text, created, referenced, fm, level, path = row
         front = json.loads(fm or "{}") if level == "note" else {}
         created_at = _moment(created)
         ref = clock.moment(referenced)
-        body = text if level != "note" else "\n".join([text, *(r[0] for r in store.execute(
-            "SELECT c.text FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = ? "
-            "ORDER BY c.ord", [path]))])
+        body = text if level != "note" else "\n".join([text,
+                                                       *note_rows.chunk_texts_at(store, path)])
         day = first_day(body, created_at.date())
         # A date in its text makes it a dated item: its moment is that day, not a wave.
         params, stated = _override(KIND_DEFAULTS["dated"] if day else
@@ -476,9 +474,7 @@ def _created(tasks_created: str | None, first_seen: str | None) -> datetime:
 
 
 def _entry_notes(store: Store, entry_id: str) -> list[str]:
-    return [r[0] for r in store.execute(
-        "SELECT n.path FROM entry_links l JOIN notes n ON n.id = l.target_id "
-        "WHERE l.entry_id = ? ORDER BY l.ord", [entry_id])]
+    return entry_rows.linked_paths(store, entry_id)
 
 
 def _moment(value: str | None) -> datetime:
@@ -597,8 +593,7 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     items = load_items(store)
     for item in items:
         item.cue = (cues or {}).get(item.id)
-    state = {r[0]: (bool(r[1]), clock.moment(r[2])) for r in store.execute(
-        "SELECT item_id, armed, muted_until FROM nudge_state")}
+    state = {r[0]: (bool(r[1]), clock.moment(r[2])) for r in nudge_rows.states(store)}
     past = _history(store, now)
     cands = [_stand(item, now, state.get(item.id, (True, None)), past.get(item.id, _Past()),
                     oscillation) for item in items]
@@ -731,17 +726,11 @@ def _history(store: Store, now: datetime) -> dict[str, _Past]:
     since = (now - timedelta(days=3)).isoformat(timespec="seconds")
     stamp = now.isoformat(timespec="seconds")
     out: dict[str, _Past] = {}
-    for item_id, ts in store.execute(
-            "SELECT item_id, ts FROM surfacings WHERE ts >= ? AND ts <= ?", [since, stamp]):
+    for item_id, ts in nudge_rows.surfacings_between(store, since, stamp):
         out.setdefault(item_id, _Past()).surfaced.append(_moment(ts))
-    for item_id, ts in store.execute(
-            "SELECT item_id, ts FROM feedback WHERE kind = 'dismiss' AND ts >= ? AND ts <= ?",
-            [since, stamp]):
+    for item_id, ts in nudge_rows.dismissals_between(store, since, stamp):
         out.setdefault(item_id, _Past()).dismissed.append(_moment(ts))
-    for item_id, ts, message, kind in store.execute(
-            "SELECT s.item_id, s.ts, s.message, (SELECT f.kind FROM feedback f WHERE "
-            "f.surfacing_id = s.id ORDER BY f.id DESC LIMIT 1) FROM surfacings s WHERE s.id IN "
-            "(SELECT max(id) FROM surfacings WHERE ts <= ? GROUP BY item_id)", [stamp]):
+    for item_id, ts, message, kind in nudge_rows.last_surfacings(store, stamp):
         past = out.setdefault(item_id, _Past())
         past.last, past.accepted = _moment(ts), kind == "accept"
         past.dismissed_message = (message or "") if kind == "dismiss" else ""
@@ -751,8 +740,7 @@ def _history(store: Store, now: datetime) -> dict[str, _Past]:
 def _sent_today(store: Store, now: datetime) -> int:
     start = datetime.combine(now.date(), time()).isoformat(timespec="seconds")
     end = (datetime.combine(now.date(), time()) + timedelta(days=1)).isoformat(timespec="seconds")
-    return store.execute("SELECT count(*) FROM surfacings WHERE ts >= ? AND ts < ?",
-                         [start, end]).fetchone()[0]
+    return nudge_rows.count_between(store, start, end)
 
 
 def _save(store: Store, now: datetime, cands: list[Candidate], nudge: Nudge | None) -> None:
@@ -770,24 +758,20 @@ def _save(store: Store, now: datetime, cands: list[Candidate], nudge: Nudge | No
             armed = schmitt(c.armed, c.value, THETA, HYSTERESIS)[1]
         rows.append((c.item.id, int(armed), float(c.value), stamp))
     with store.atomic():
-        store.executemany(
-            "INSERT INTO nudge_state (item_id, armed, value, updated_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT(item_id) DO UPDATE SET armed = excluded.armed, value = excluded.value, "
-            "updated_at = excluded.updated_at", rows)
+        nudge_rows.save_states(store, rows)
         if nudge:
             _record(store, stamp, nudge)
 
 
 def _record(store: Store, stamp: str, nudge: Nudge) -> None:
     message = f"{nudge.item.text} — {nudge.why}"
-    nudge.surfacing_id = store.insert(
-        "surfacings", {"item_id": nudge.item.id, "ts": stamp, "value": nudge.value,
-                       "message": message})
+    nudge.surfacing_id = nudge_rows.surfaced(store, nudge.item.id, stamp, nudge.value,
+                                             message)
     # A nudge mentions its notes: it feeds their ACT-R activation (SPEC 4).
     for path in nudge.item.notes:
-        row = store.execute("SELECT id FROM notes WHERE path = ?", [path]).fetchone()
-        if row:
-            store.add_op(stamp, "surfaced", row[0], None, {"item": nudge.item.id})
+        note_id = note_rows.id_at(store, path)
+        if note_id is not None:
+            store.add_op(stamp, "surfaced", note_id, None, {"item": nudge.item.id})
 
 
 FEEDBACK_KINDS = ("accept", "dismiss", "snooze")
@@ -835,21 +819,14 @@ def record_feedback(store: Store, item_id: str, kind: str, now: datetime,
     if snooze is not None and kind != "snooze":
         raise UsageError(f"`snooze` goes with snooze only, not with {kind}")
     now = clock.local_naive(now)
-    row = store.execute("SELECT id FROM surfacings WHERE item_id = ? ORDER BY id DESC LIMIT 1",
-                        [item_id]).fetchone()
-    if row is None:
+    surfacing = nudge_rows.last_surfacing_id(store, item_id)
+    if surfacing is None:
         return None
     stamp = now.isoformat(timespec="seconds")
     until = ((now + (snooze or DEFAULT_SNOOZE)).isoformat(timespec="seconds")
              if kind == "snooze" else None)
     with store.atomic():
-        store.insert("feedback", {"surfacing_id": row[0], "item_id": item_id, "ts": stamp,
-                                  "kind": kind, "until": until})
+        nudge_rows.answer(store, surfacing, item_id, stamp, kind, until)
         if until:
-            store.execute(
-                # A snooze re-arms: once it ends, a still-pressing item may speak again.
-                "INSERT INTO nudge_state (item_id, armed, muted_until, updated_at) "
-                "VALUES (?, 1, ?, ?) ON CONFLICT(item_id) DO UPDATE SET armed = 1, "
-                "muted_until = excluded.muted_until, updated_at = excluded.updated_at",
-                [item_id, until, stamp])
-    return Feedback(item_id, row[0], kind, until)
+            nudge_rows.mute(store, item_id, until, stamp)
+    return Feedback(item_id, surfacing, kind, until)

@@ -13,20 +13,22 @@ Every status change is an op in the log. Closed and stale items are left out of
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from . import clock, syntax
+from . import clock
 from .config import Settings
-from .rows import Item
 from .schema import SCHEMA
 from .store import Store
+from .store import items as item_rows
+from .text import syntax
+from .text.rows import Item
+from .text.words import SLUG_WORD
 
 if TYPE_CHECKING:
-    from .parse import ListItem
+    from .text.parse import ListItem
 
 KINDS = ("plan", "idea", "decision", "question", "insight")
 CLOSED_WORDS = {"closed", "done", "complete", "completed", "resolved"}
@@ -57,7 +59,7 @@ def note_item(title: str, fm: dict) -> Draft | None:
 def list_items(source: str | Sequence[ListItem]) -> list[Draft]:
     """List items tagged with a prospective kind: from a note's text, or from the list
     items `parse` already read (so nothing in code, HTML or comments counts)."""
-    from . import parse  # index-time work: the query path never loads the parser
+    from .text import parse  # index-time work: the query path never loads the parser
 
     items = parse.outline(source).items if isinstance(source, str) else source
     out = []
@@ -84,9 +86,7 @@ def _without_kind_tags(text: str) -> str:
 def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],
                     created: str, stamp: str) -> None:
     """Reconcile a note's items with the store; status changes become ops."""
-    known = {r[1]: r for r in store.execute(
-        "SELECT id, key, closed, status FROM prospective WHERE note_id = ? AND present = 1",
-        [note_id])}
+    known = {r[1]: r for r in item_rows.of_note(store, note_id)}
     seen = set()
     for draft in drafts:
         seen.add(draft.key)
@@ -113,27 +113,24 @@ def sync_note_items(store: Store, note_id: int, path: str, drafts: list[Draft],
         store.update("prospective", item_id, fields)
     for key, row in known.items():
         if key not in seen:
-            store.execute("UPDATE prospective SET present = 0, updated_at = ? WHERE id = ?",
-                          [stamp, row[0]])
+            store.mark_absent("prospective", row[0], stamp)
             store.add_op(stamp, "item-removed", note_id, row[0], {})
 
 
 def remove_note_items(store: Store, note_id: int, stamp: str) -> None:
     """A deleted note takes its items with it (kept, marked, never deleted)."""
-    for (item_id,) in store.execute(
-            "SELECT id FROM prospective WHERE note_id = ? AND present = 1", [note_id]).fetchall():
-        store.execute("UPDATE prospective SET present = 0, updated_at = ? WHERE id = ?",
-                      [stamp, item_id])
+    for item_id, *_ in item_rows.of_note(store, note_id):
+        store.mark_absent("prospective", item_id, stamp)
         store.add_op(stamp, "item-removed", note_id, item_id, {"reason": "note deleted"})
 
 
 def _new_id(store: Store, path: str, draft: Draft) -> str:
     source = draft.block_id or (path.rsplit("/", 1)[-1].removesuffix(".md")
                                 if draft.level == "note" else draft.text)
-    words = re.findall(r"[a-z0-9]+", source.lower())[:5] or ["item"]
+    words = SLUG_WORD.findall(source.lower())[:5] or ["item"]
     base = f"p-{'-'.join(words)}"
     candidate, n = base, 2
-    while store.execute("SELECT 1 FROM prospective WHERE id = ?", [candidate]).fetchone():
+    while store.has("prospective", candidate):
         candidate, n = f"{base}-{n}", n + 1
     return candidate
 
@@ -142,11 +139,8 @@ def refresh_lifecycle(store: Store, settings: Settings, now: datetime) -> int:
     """Move items between open, referenced and stale as of `now`; return the changes."""
     stamp = now.isoformat(timespec="seconds")
     changes = 0
-    rows = store.execute(
-        "SELECT p.id, p.note_id, p.status, p.created, p.block_id, p.level, n.title "
-        "FROM prospective p JOIN notes n ON n.id = p.note_id "
-        "WHERE p.present = 1 AND p.closed = 0 AND n.deleted = 0").fetchall()
-    for item_id, note_id, status, created, block, level, title in rows:
+    for row in item_rows.open_in_live_notes(store):
+        item_id, note_id, status, created, block, level, title = row
         last = _last_reference(store, note_id, created, block, level, title)
         anchor = max(filter(None, [created, last]), default=stamp)
         if _days_between(anchor, now) > settings.stale_days:
@@ -155,8 +149,7 @@ def refresh_lifecycle(store: Store, settings: Settings, now: datetime) -> int:
             new = "referenced" if last else "open"
         if new != status:
             with store.atomic():
-                store.execute("UPDATE prospective SET status = ?, last_referenced = ?, "
-                              "updated_at = ? WHERE id = ?", [new, last, stamp, item_id])
+                item_rows.set_status(store, item_id, new, last, stamp)
                 store.add_op(stamp, "item-status", note_id, item_id,
                              {"from": status, "to": new})
             changes += 1
@@ -165,23 +158,13 @@ def refresh_lifecycle(store: Store, settings: Settings, now: datetime) -> int:
 
 def _last_reference(store, note_id, created, block, level, title) -> str | None:
     """When a note changed after the item last linked to it (or, for a note, named it)."""
-    when = "COALESCE(src.date, src.created, src.changed_at)"
-    clause = "l.target_id = ?" + (" AND l.block = ?" if level == "list" else "")
-    params = [note_id, block] if level == "list" else [note_id]
     if level == "list" and not block:
         return None
-    row = store.execute(
-        f"SELECT MAX({when}) FROM links l JOIN notes src ON src.id = l.source_id "
-        f"WHERE {clause} AND src.deleted = 0 AND src.id != ? AND {when} > ?",
-        [*params, note_id, created or ""]).fetchone()
-    last = row[0] if row else None
+    last = item_rows.last_link(store, note_id, block if level == "list" else None, created or "")
     if level == "note" and title and len(title) >= 4:
-        named = store.execute(
-            f"SELECT MAX({when}) FROM chunks c JOIN notes src ON src.id = c.note_id "
-            f"WHERE src.deleted = 0 AND src.id != ? AND {when} > ? "
-            "AND instr(lower(c.text), lower(?)) > 0", [note_id, created or "", title]).fetchone()
-        if named and named[0] and (last is None or named[0] > last):
-            last = named[0]
+        named = item_rows.last_named(store, note_id, title, created or "")
+        if named and (last is None or named > last):
+            last = named
     return last
 
 
@@ -194,9 +177,7 @@ def _days_between(iso: str, now: datetime) -> float:
 
 def hidden_note_ids(store: Store) -> set[int]:
     """Notes that are closed or stale prospective items: out of `query` by default."""
-    return {r[0] for r in store.execute(
-        "SELECT note_id FROM prospective WHERE level = 'note' AND present = 1 "
-        "AND status IN ('closed', 'stale')")}
+    return item_rows.hidden_note_ids(store)
 
 
 @dataclass
@@ -225,10 +206,4 @@ class ItemList:
 
 def item_list(store: Store, include_closed: bool) -> ItemList:
     """Prospective items still in the vault: open and referenced ones unless asked."""
-    where = "" if include_closed else "AND p.status IN ('open', 'referenced')"
-    rows = store.execute(
-        "SELECT p.id, p.kind, p.status, p.text, n.path, p.line, p.created, p.last_referenced "
-        "FROM prospective p JOIN notes n ON n.id = p.note_id "
-        f"WHERE p.present = 1 AND n.deleted = 0 {where} "
-        "ORDER BY p.kind, p.created").fetchall()
-    return ItemList([ProspectiveRow(*r) for r in rows])
+    return ItemList([ProspectiveRow(*r) for r in item_rows.listed(store, include_closed)])

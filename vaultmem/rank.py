@@ -21,14 +21,15 @@ from datetime import datetime
 
 import numpy as np
 
-from . import clock, commitments, filters, lexical, prospective, trigger
+from . import clock, commitments, filters, prospective, trigger
 from .config import DEFAULTS, Settings
 from .embed import Embedder, query_side, spec_for
 from .filters import Filters
-from .rows import Item, plain
 from .schema import SCHEMA
 from .snippet import snippet
 from .store import Store
+from .store import fts as lexical
+from .text.rows import Item, plain
 
 SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "recency")
 
@@ -315,7 +316,7 @@ def _score_fusion(cosine, bm25, eligible, by_meaning, alpha,
 
 def _lexical_leg(store, text, note_ids, eligible, chunks):
     """Per note: its best chunk's BM25 (lower is better), its rank among hits, and the
-    largest share of the query's words one of its chunks holds (`lexical.coverage`).
+    largest share of the query's words one of its chunks holds (`store.fts.coverage`).
 
     `chunks`: how many live chunks there are (the rows of the vector matrix).
     """

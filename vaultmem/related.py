@@ -33,9 +33,9 @@ import numpy as np
 from . import commitments
 from .config import Settings
 from .notedoc import find
-from .rows import Item, plain
 from .schema import SCHEMA
-from .store import Store
+from .store import Store, notes
+from .text.rows import Item, plain
 
 TAG_WEIGHT = 0.5
 DEPTH2_WEIGHT = 0.5
@@ -165,14 +165,12 @@ def _graph(store: Store, skip: set[int]) -> _Graph:
 
 def _alias_links(store: Store, skip: set[int]) -> dict[tuple[int, int], str]:
     """Unresolved links naming exactly one note's alias: (source, that note) -> alias."""
-    from .resolve import fold
+    from .text.resolve import fold
 
     aliases = store.alias_paths()
     ids = store.path_ids()
     found = {}
-    for source, raw in store.execute(
-            "SELECT l.source_id, l.target_raw FROM links l JOIN notes n ON n.id = l.source_id "
-            "WHERE n.deleted = 0 AND l.target_id IS NULL AND l.kind = 'wiki'"):
+    for source, raw in notes.unresolved_wiki_links(store):
         owners = aliases.get(fold(raw.strip()), [])
         if len(owners) == 1 and source not in skip and ids[owners[0]] not in skip \
                 and ids[owners[0]] != source:
@@ -219,9 +217,8 @@ def _direction(graph: _Graph, note: int, j: int) -> str:
 
 def _tags(store: Store, note: int, skip: set[int]) -> dict[int, tuple[float, Reason]]:
     """Shared tags, each weighted by its rarity (idf over live notes)."""
-    rows = store.execute("SELECT t.note_id, t.tag FROM tags t JOIN notes n ON n.id = t.note_id "
-                         "WHERE n.deleted = 0").fetchall()
-    live = store.execute("SELECT count(*) FROM notes WHERE deleted = 0").fetchone()[0]
+    rows = notes.live_tags(store)
+    live = notes.live_count(store)
     holders: dict[str, set[int]] = {}
     for note_id, tag in rows:
         if note_id not in skip or note_id == note:

@@ -20,7 +20,8 @@ import numpy as np
 from . import clock
 from .config import Settings
 from .schema import SCHEMA
-from .store import Store
+from .store import Store, entries, items, notes
+from .store import salience as salience_rows
 
 IMPORTANCE_WORDS = {"high": 1.0, "medium": 0.6, "low": 0.3}
 # A note linked from an open ledger entry of high or highest Tasks priority counts as
@@ -77,19 +78,13 @@ def days_before(now: datetime, stamps: list[str]) -> np.ndarray:
 
 def ledger_note_ids(store: Store, settings: Settings) -> set[int]:
     """Ledger notes: their links are commitments, which P (prospective linkage) counts."""
-    marks = ",".join("?" * len(settings.ledger_notes))
-    return {r[0] for r in store.execute(
-        f"SELECT id FROM notes WHERE lower(type) = 'ledger' OR path IN ({marks}) "
-        "OR path IN (SELECT ledger_path FROM entries)", list(settings.ledger_notes))}
+    return notes.ledger_ids(store, list(settings.ledger_notes))
 
 
 def _priority_importance(store: Store) -> dict[int, float]:
     """{note id: importance} from the priorities of the open entries that link it."""
     out: dict[int, float] = {}
-    for target, priority in store.execute(
-            "SELECT l.target_id, json_extract(e.fields, '$.priority') FROM entry_links l "
-            "JOIN entries e ON e.id = l.entry_id WHERE e.present = 1 AND e.status = 'open' "
-            "AND l.target_id IS NOT NULL"):
+    for target, priority in entries.open_link_priorities(store):
         value = PRIORITY_IMPORTANCE.get(str(priority or "").strip().lower())
         if value:
             out[target] = max(out.get(target, 0.0), value)
@@ -104,12 +99,8 @@ def activation(store: Store, ids: list[int], now: datetime,
     and being linked from a ledger is a commitment (P), not a mention: counting it
     here would keep a resolved commitment's notes warm.
     """
-    marks = ",".join("?" * len(MENTION_OPS))
-    rows = store.execute(
-        f"SELECT note_id, ts, CASE WHEN op = 'linked' THEN json_extract(detail, '$.source_id') "
-        f"END FROM ops WHERE op IN ({marks}) AND note_id IS NOT NULL AND entry_id IS NULL",
-        MENTION_OPS).fetchall()
-    rows = [(n, ts) for n, ts, source in rows if source not in ledgers]
+    rows = [(n, ts) for n, ts, source in notes.mentions(store, MENTION_OPS)
+            if source not in ledgers]
     index = {note_id: i for i, note_id in enumerate(ids)}
     rows = [(index[n], ts) for n, ts in rows if n in index]
     out = np.zeros(len(ids))
@@ -129,8 +120,7 @@ def centrality(store: Store, ids: list[int], ledgers: set[int] = frozenset()) ->
     graph.add_nodes_from(ids)
     live = set(ids)
     graph.add_edges_from(
-        (s, t) for s, t in store.execute(
-            "SELECT DISTINCT source_id, target_id FROM links WHERE target_id IS NOT NULL")
+        (s, t) for s, t in notes.link_pairs(store)
         if s != t and s in live and t in live and s not in ledgers)
     if not ids:
         return np.zeros(0)
@@ -142,12 +132,8 @@ def commitment_linkage(store: Store, ids: list[int], projects: list[str | None],
                        tags: dict[int, set[str]]) -> np.ndarray:
     """P, the `prospective` component: 1.0 if linked from an open ledger entry, 0.6 if
     it shares a project with one."""
-    linked = {row[0] for row in store.execute(
-        "SELECT l.target_id FROM entry_links l JOIN entries e ON e.id = l.entry_id "
-        "WHERE e.present = 1 AND e.status = 'open' AND l.target_id IS NOT NULL")}
-    open_projects = {row[0].lower() for row in store.execute(
-        "SELECT DISTINCT project FROM entries WHERE present = 1 AND status = 'open' "
-        "AND project IS NOT NULL")}
+    linked = entries.open_link_targets(store)
+    open_projects = {project.lower() for project in entries.open_projects(store)}
     out = np.zeros(len(ids))
     for i, (note_id, project) in enumerate(zip(ids, projects, strict=True)):
         note_projects = {p.removeprefix("project/") for p in tags.get(note_id, ())
@@ -172,13 +158,12 @@ TIMELESS = ("importance", "centrality", "prospective")
 def _timeless_for_items(store, ids, parts, weights, score) -> np.ndarray:
     """Prospective items never decay with age (SPEC 7): their salience leaves out the
     two time-driven components and renormalises the rest of the weights."""
-    items = {r[0] for r in store.execute(
-        "SELECT note_id FROM prospective WHERE level = 'note' AND present = 1")}
+    timeless_ids = items.note_level_ids(store)
     total = sum(weights[n] for n in TIMELESS)
-    if not items or total <= 0:
+    if not timeless_ids or total <= 0:
         return score
     timeless = sum(weights[n] * parts[n] for n in TIMELESS) / total
-    mask = np.array([i in items for i in ids])
+    mask = np.array([i in timeless_ids for i in ids])
     return np.where(mask, timeless, score)
 
 
@@ -186,12 +171,11 @@ def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceRep
     """Recompute and store every live note's salience with its components."""
     now = clock.local_naive(now)
     started = time.perf_counter()
-    rows = store.execute("SELECT id, path, type, importance, project, mtime_ns FROM notes "
-                         "WHERE deleted = 0 ORDER BY id").fetchall()
+    rows = notes.live(store)
     ids = [r[0] for r in rows]
     ledgers = ledger_note_ids(store, settings)
     tags: dict[int, set[str]] = {}
-    for note_id, tag in store.execute("SELECT note_id, tag FROM tags"):
+    for note_id, tag in notes.tags(store):
         tags.setdefault(note_id, set()).add(tag)
     mtimes = [datetime.fromtimestamp((r[5] or 0) / 1e9).isoformat(timespec="seconds")
               for r in rows]
@@ -213,11 +197,8 @@ def run_salience(store: Store, settings: Settings, now: datetime) -> SalienceRep
 
     refresh_lifecycle(store, settings, now)
     with store.atomic():
-        store.execute("DELETE FROM salience")
-        store.executemany(
-            "INSERT INTO salience (note_id, importance, activation, centrality, prospective, "
-            "recency, score, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(ids[i], *(float(parts[n][i]) for n in COMPONENTS), float(score[i]), stamp)
-             for i in range(len(ids))])
+        salience_rows.replace(store, [
+            (ids[i], *(float(parts[n][i]) for n in COMPONENTS), float(score[i]), stamp)
+            for i in range(len(ids))])
     return SalienceReport(len(ids), stamp, round(time.perf_counter() - started, 3),
                           {n: float(raw[n].max()) if len(ids) else 0.0 for n in COMPONENTS})

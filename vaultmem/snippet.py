@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from .trigger import STOP, WORD, stem_words
+from .text.words import CUE_STOP, WORD
+from .trigger import stem_words
 
 SNIPPET_CHARS = 240
 _LEAD = 60  # characters of context kept before the first matching word
@@ -169,7 +170,7 @@ def snippet(text: str, query: str = "", limit: int = SNIPPET_CHARS) -> str:
 
 def _best_start(flat: str, query: str, limit: int) -> int:
     wanted = set(stem_words([w.lower() for w in WORD.findall(query)
-                             if len(w) > 1 and w.lower() not in STOP]))
+                             if len(w) > 1 and w.lower() not in CUE_STOP]))
     if not wanted:
         return 0
     words = [(m.start(), stem) for m, stem in _stems(flat) if stem in wanted]

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from . import appended
 from .config import Settings
 from .embed import multilingual_advice
-from .resolve import fold, names_attachment
-from .rows import Item
 from .schema import SCHEMA
-from .store import Store, writer_running
-from .vault import printable
+from .store import Store, candidates, entries, items, notes, runs, writer_running
+from .text.folder import printable
+from .text.resolve import fold, names_attachment
+from .text.rows import Item
 
 
 def link_summary(store: Store) -> tuple[dict[str, int], list[tuple]]:
@@ -38,24 +38,12 @@ def link_summary(store: Store) -> tuple[dict[str, int], list[tuple]]:
 def gather(store: Store, settings: Settings) -> Status:
     """The `vaultmem status` document; a damaged store is an error (StoreDamagedError)."""
     store.check()
-    q = store.execute
-
-    def one(sql: str, params=()) -> int:
-        return q(sql, params).fetchone()[0]
-
     links, unresolved = link_summary(store)
     languages = store.language_counts()
     aliases = store.alias_paths()
-    counts = {
-        "notes": one("SELECT count(*) FROM notes WHERE deleted = 0"),
-        "deleted": one("SELECT count(*) FROM notes WHERE deleted = 1"),
-        "chunks": one("SELECT count(*) FROM chunks c JOIN notes n ON n.id = c.note_id "
-                      "WHERE n.deleted = 0"),
-        "vectors": one("SELECT count(*) FROM vectors"),
-        **links,
-        "tags": one("SELECT count(DISTINCT tag) FROM tags"),
-        "ops": one("SELECT count(*) FROM ops"),
-    }
+    table = notes.counts(store)
+    counts = {**{k: table[k] for k in ("notes", "deleted", "chunks", "vectors")}, **links,
+              "tags": table["tags"], "ops": table["ops"]}  # the document's order
     return Status(
         vault=printable(str(settings.vault)), db=printable(str(settings.db)),
         counts=counts,
@@ -63,36 +51,22 @@ def gather(store: Store, settings: Settings) -> Status:
         # A link written with an alias stays unresolved (SPEC 2); say which note has it.
         unresolved_links=[UnresolvedLink(p, ln, t, k, aliases.get(fold(t), []))
                           for p, ln, t, k in unresolved],
-        warnings=[StatusWarning(p, ln, m) for p, ln, m in q(
-            "SELECT path, line, message FROM warnings ORDER BY path, line")]
+        warnings=[StatusWarning(p, ln, m) for p, ln, m in notes.warnings(store)]
         + [StatusWarning(lost["ledger"], None, lost["message"]) for lost in appended.lost(store)],
-        ledger=_ledger_counts(store),
+        ledger=entries.status_counts(store),
         prospective=_prospective_counts(store),
-        candidates=_candidate_counts(store),
+        # found in notes (`ledger suggest`): open, accepted, rejected, retired
+        candidates=candidates.status_counts(store),
         languages=languages,
         multilingual=multilingual_advice(languages, settings),
         config=settings.as_dict(),
     )
 
 
-def _ledger_counts(store: Store) -> dict:
-    rows = store.execute("SELECT CASE WHEN present = 1 THEN status ELSE 'removed' END, count(*) "
-                         "FROM entries GROUP BY 1")
-    return dict(rows.fetchall())
-
-
-def _candidate_counts(store: Store) -> dict:
-    """Commitments found in notes (`ledger suggest`): open, accepted, rejected, retired."""
-    rows = store.execute("SELECT CASE WHEN present = 1 OR status != 'open' THEN status "
-                         "ELSE 'retired' END, count(*) FROM candidates GROUP BY 1")
-    return dict(rows.fetchall())
-
-
 def _prospective_counts(store: Store) -> dict:
     """{kind: {status: count}} of prospective items still in the vault."""
     out: dict[str, dict[str, int]] = {}
-    for kind, status, n in store.execute(
-            "SELECT kind, status, count(*) FROM prospective WHERE present = 1 GROUP BY 1, 2"):
+    for kind, status, n in items.status_counts(store):
         out.setdefault(kind, {})[status] = n
     return out
 
@@ -101,9 +75,7 @@ def last_run(store: Store, kind: str) -> dict | None:
     """The last run of `kind`. One still marked running while no process holds the writer
     lock was killed (SIGKILL, a power cut): it is shown as interrupted, as the next run
     will record it (`Store.start_run`)."""
-    row = store.execute(
-        "SELECT kind, started, finished, status, counts FROM runs WHERE kind = ? "
-        "ORDER BY id DESC LIMIT 1", [kind]).fetchone()
+    row = runs.last(store, kind)
     if not row:
         return None
     status = row[3]

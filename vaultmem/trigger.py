@@ -27,22 +27,11 @@ from datetime import date
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .text.words import CUE_STOP, WORD
+
 if TYPE_CHECKING:  # numpy is loaded by the semantic half only: an index run needs words
     import numpy as np
 
-STOP = frozenset("""
-a an the and or but if when whenever once then than so to of in on at by for from with
-without into onto over under about after before until up down out off is are was were be
-been being am do does did doing have has had having i me my mine we us our you your he him
-his she her it its they them their this that these those there here what which who whom
-whose how why where get gets got getting comes come coming came go goes going went
-again next soon back some any all each every just still also very really can could will
-would shall should may might must not no yes one ones something thing things
-i'm i've i'd i'll we're we've we'd we'll you're you've you'd you'll they're they've they'd
-they'll he'd he'll she'd she'll let's isn't aren't wasn't weren't don't doesn't didn't
-haven't hasn't hadn't won't wouldn't can't couldn't shouldn't mustn't
-""".split())  # contractions too: "I'm next at the GP" names one content word, not two
-WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 # The full stop of a title or a number's abbreviation ends no sentence: "Mrs Pike from
 # no. 41", "Dr. Osei", "St. James's" are one clause each.
@@ -91,7 +80,7 @@ def content_stems(text: str) -> frozenset[str]:
     """Stemmed content words: lower-cased, stop words and one-letter words dropped.
     (Cached: the matcher asks for each condition's stems several times per context.)"""
     words = [w.lower().replace("'s", "") for w in WORD.findall(text)]
-    words = [w for w in words if len(w) > 1 and w not in STOP]
+    words = [w for w in words if len(w) > 1 and w not in CUE_STOP]
     return frozenset(stem_words(words))
 
 
@@ -142,7 +131,7 @@ def name_stems(condition: str) -> set[str]:
     "Porto", "Dr Osei", "Sparks Ltd"; a linked note's title is no name here: "the tiles
     are delivered" linking [[Stokes Croft Tiles]] is about tiles)."""
     found = {w.lower().replace("'s", "") for w in NAME_WORD.findall(condition)
-             if w.lower().replace("'s", "") not in STOP and len(w) > 1}
+             if w.lower().replace("'s", "") not in CUE_STOP and len(w) > 1}
     return set(stem_words(sorted(found)))
 
 
@@ -200,7 +189,7 @@ def placed_stems(context: str, ahead: bool = False) -> set[str]:
             while after and after[0] in DETERMINERS:
                 after = after[1:]
             for w in after[:PLACE_REACH]:
-                if w in STOP:
+                if w in CUE_STOP:
                     break
                 if len(w) > 1:
                     out.add(stem(w))
@@ -339,7 +328,7 @@ def note_names(text: str, heading: bool = False) -> list[str]:
         word = match.group(0)
         bare = word.lower().replace("'s", "").replace("’s", "")
         short = len(bare) < 3 and not word[:2].isupper()  # "GL Plumbing" names; "Mr" not
-        if bare in STOP or short or _SENTENCE_START.search(plain[:match.start()]):
+        if bare in CUE_STOP or short or _SENTENCE_START.search(plain[:match.start()]):
             continue
         out.setdefault(word.replace("'s", "").replace("’s", ""), None)
     return list(out)

@@ -237,7 +237,7 @@ class StatCheck:
         self._last: dict | None = None
 
     def changed(self) -> bool:
-        from .vault import scan
+        from ..text.folder import scan
 
         files = scan(self.vault, skip=self.skip).files
         changed, self._last = files != self._last, files

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from .store import Store
+    from . import Store
 
 
 @dataclass(frozen=True)

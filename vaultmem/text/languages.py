@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+from .words import TOKEN
 
 # Scripts that name their language (Han alone: Chinese; with kana: Japanese).
 _SCRIPTS = (("ja", re.compile(r"[\u3040-\u30ff]")), ("ko", re.compile(r"[\uac00-\ud7af]")),
@@ -43,7 +43,7 @@ def language(text: str) -> str | None:
     lang, count = max(scripts.items(), key=lambda kv: kv[1])
     if count >= 10 and count >= latin / 4:  # 4 Latin letters make about one CJK character
         return lang
-    words = _TOKEN.findall(text.lower())
+    words = TOKEN.findall(text.lower())
     if len(words) < MIN_WORDS:
         return None
     hits = sorted(((sum(w in vocab for w in words), lang) for lang, vocab in _WORD_SETS.items()),

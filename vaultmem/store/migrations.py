@@ -34,7 +34,7 @@ def check_not_newer(conn: sqlite3.Connection, path) -> None:
         names = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
     unknown = sorted(names - {name for name, _ in MIGRATIONS})
     if version > len(MIGRATIONS) or unknown:
-        from .errors import NewerStoreError
+        from ..errors import NewerStoreError
 
         raise NewerStoreError(path, max(version, len(names)), len(MIGRATIONS), unknown)
 
@@ -197,7 +197,7 @@ def m003_prospective_and_nudges(db: Database) -> None:
 @migration
 def m004_lexical_index(db: Database) -> None:
     """FTS5 over chunks (title, aliases, headings, body), filled from what is stored."""
-    from .lexical import fts_row
+    from .fts import fts_row
 
     db.execute(
         "CREATE VIRTUAL TABLE chunks_fts USING fts5(title, aliases, heading, body, "

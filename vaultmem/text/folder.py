@@ -18,7 +18,7 @@ from pathlib import Path, PurePath
 from stat import S_ISDIR, S_ISREG
 from typing import NamedTuple
 
-from .errors import VaultGoneError, VaultmemError
+from ..errors import VaultGoneError, VaultmemError
 from .rows import StoredNote
 
 
@@ -236,7 +236,7 @@ def normalize_prefix(prefix: str | None, what: str = "folders") -> str:
     message names the parameter `what`)."""
     text = (prefix or "").strip().replace("\\", "/")
     if text and posixpath.normpath(text.lstrip("/")).split("/")[0] == "..":
-        from .errors import UsageError
+        from ..errors import UsageError
 
         raise UsageError(f"`{what}` {prefix!r} climbs out of the vault: give a folder "
                          "inside it, relative to its root (e.g. projects/house)")

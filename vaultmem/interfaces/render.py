@@ -17,7 +17,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .commitments import FiringRow
+    from ..commitments import FiringRow
 
 _err_console = None
 _out_console = None
@@ -259,7 +259,7 @@ def _title(title: str, path: str, vault):
 
     link = None
     if vault is not None:
-        from .opener import obsidian_uri
+        from ..opener import obsidian_uri
 
         link = obsidian_uri(vault, path)
     return Text(title or path, style=Style(bold=True, link=link))

@@ -24,7 +24,7 @@ import sys
 import threading
 from pathlib import Path
 
-from .errors import BusyError, VaultmemError
+from ..errors import BusyError, VaultmemError
 from .freshness import GONE, HERE, Folder, Scope, Watcher, WatchUnavailable
 
 BUSY_RETRY = 5.0  # seconds before trying again when another process holds the writer lock
@@ -71,7 +71,7 @@ class Signals:
 
 def run(path: Path | None, db: Path | None, *, debounce_ms: int) -> int:
     """Watch and index until stopped; the exit status."""
-    from .api import Vault
+    from ..api import Vault
 
     with Signals() as signals, Vault.open(path, db, create=True) as vault:
         try:

@@ -13,7 +13,7 @@ import posixpath
 
 def _vault(ctx):
     """The vault the command line names so far (`--vault`, `--db`, or the defaults)."""
-    from .api import Vault
+    from ..api import Vault
 
     params: dict = {}
     while ctx is not None:  # options given to `ledger` reach `ledger show`

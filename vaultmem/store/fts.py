@@ -12,18 +12,16 @@ import re
 import sqlite3
 import unicodedata
 
+from ..text.words import SEARCH_STOP, TOKEN
+
 # Han, Hiragana, Katakana, Hangul (and their common extension blocks).
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 # Column weights for bm25(): title, aliases, headings, body.
 WEIGHTS = (6.0, 4.0, 2.0, 1.0)
 # A word in more than this share of the chunks, and in at least COMMON_MIN of them, is
 # common (see select_words): below that, scoring it costs little.
 COMMON = 1 / 3
 COMMON_MIN = 1000
-STOP = frozenset("""a an the and or of to in on at by for with from is are was were be been
-it its this that these those i me my we our you your he she they them what which who how
-do does did can could should would will just about into than then so if not no""".split())
 
 
 def bigrams(text: str) -> str:
@@ -59,9 +57,9 @@ def _fold(word: str) -> str | None:
 
 def query_words(query: str) -> list[str]:
     """The query's distinct words (stop words dropped, unless that leaves none), at most 32."""
-    words = [w for w in _TOKEN.findall(bigrams(query).lower()) if w not in STOP]
+    words = [w for w in TOKEN.findall(bigrams(query).lower()) if w not in SEARCH_STOP]
     if not words:
-        words = _TOKEN.findall(bigrams(query).lower())
+        words = TOKEN.findall(bigrams(query).lower())
     return list(dict.fromkeys(words))[:32]
 
 
@@ -134,7 +132,7 @@ def coverage(conn: sqlite3.Connection, query: str, chunk_ids: list[int]) -> dict
         rows = conn.execute("SELECT rowid, title, aliases, heading, body FROM chunks_fts "
                             f"WHERE rowid IN ({','.join('?' * len(part))})", part)
         for rowid, *columns in rows:
-            found = words.intersection(_TOKEN.findall(_fold_text(" ".join(filter(None, columns)))))
+            found = words.intersection(TOKEN.findall(_fold_text(" ".join(filter(None, columns)))))
             out[rowid] = len(found) / len(words)
     return out
 

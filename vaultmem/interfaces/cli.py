@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from .errors import UsageError, VaultmemError, in_terms
+from ..errors import UsageError, VaultmemError, in_terms
 
 app = typer.Typer(
     help="A forward-looking memory for a markdown notes vault.",
@@ -52,7 +52,7 @@ def parse_now(value: str | None) -> datetime | None:
     the option was not given."""
     if value is None:
         return None
-    from . import clock
+    from .. import clock
 
     try:
         return clock.parse_now(value)
@@ -73,14 +73,14 @@ def parse_day(value: str | None, flag: str) -> date | None:
 def _vault(vault, db, *, create: bool = False, preload: bool = False):
     """Open the vault (the library does the folder check and finds the root). Options of
     a call go to the call, as the MCP server passes them: one route for every face."""
-    from .api import Vault
+    from ..api import Vault
 
     return Vault.open(vault, db, create=create, preload=preload)
 
 
 def _version(value: bool) -> None:
     if value:
-        from . import __version__
+        from .. import __version__
 
         sys.stdout.write(f"vaultmem {__version__}\n")
         raise typer.Exit()
@@ -108,7 +108,7 @@ def index(
 
     when = parse_now(now)
     if rebuild:  # the store may not even open: recover never opens it before moving it
-        from .recover import rebuild_vault
+        from ..recover import rebuild_vault
 
         with render.progress(not json_) as bar:
             report = rebuild_vault(vault_arg or vault, db, now=when, progress=bar)
@@ -237,7 +237,7 @@ def query(
 
 def _open_first(root: Path, result, editor: bool) -> None:
     """Open the first result where its user reads it (`opener`)."""
-    from . import opener
+    from .. import opener
 
     if not result.results:
         raise VaultmemError("nothing to open: the query returned no note")
@@ -265,7 +265,6 @@ def due(
         show_default=False)] = None,
     horizon: Annotated[int, typer.Option(
         "--horizon", min=0, help="Also list what comes up within this many days.")] = 7,
-    show_all: Annotated[bool, typer.Option("--all", hidden=True)] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -549,8 +548,8 @@ def feedback(
     debug: DebugOpt = False,
 ) -> None:
     """Record your answer to a nudge: accept, dismiss (raises fatigue) or snooze."""
+    from ..nudge import parse_duration
     from . import render
-    from .nudge import parse_duration
 
     when = parse_now(now)
     snooze = parse_duration(for_) if for_ is not None else None
@@ -563,12 +562,9 @@ def cron(vault: VaultOpt = None, db: DbOpt = None) -> None:
     """Print crontab lines for this vault: index hourly, salience nightly, nudge every 15 min."""
     import shutil
 
-    from . import config
-    from .api import find_root
+    from ..api import locate
 
-    settings = config.load(vault or (None if _env_vault() else find_root(Path.cwd())), db)
-    if not settings.vault.is_dir():
-        raise VaultmemError(f"vault {settings.vault} is not a folder: pass the vault path")
+    settings = locate(vault, db)
     exe = _own_script() or shutil.which("vaultmem") or f"{sys.executable} -m vaultmem"
     target = f"--vault {_quote(settings.vault)}"
     if settings.db != settings.vault / ".vaultmem" / "vaultmem.db":
@@ -586,12 +582,6 @@ def _own_script() -> str | None:
     script = Path(sys.executable).parent / ("vaultmem.exe" if sys.platform == "win32"
                                             else "vaultmem")
     return str(script) if script.is_file() else None
-
-
-def _env_vault() -> str | None:
-    import os
-
-    return os.environ.get("VAULTMEM_VAULT")
 
 
 def _quote(path) -> str:
@@ -633,7 +623,7 @@ def main(argv: list[str] | None = None) -> int:
             return exc.exit_code
         if debug:
             raise
-        from .store import explain  # a damaged or read-only store: one line, what to do
+        from ..store import explain  # a damaged or read-only store: one line, what to do
 
         if (known := explain(exc)) is not None:
             sys.stderr.write(f"vaultmem: {in_terms(str(known), 'cli')}\n")
@@ -675,7 +665,7 @@ def finish(code: int) -> None:
     import os
     import threading
 
-    store = sys.modules.get("vaultmem.store")  # not imported: no store was opened
+    store = sys.modules.get("vaultmem.store.connection")  # not imported: no store was opened
     if store is not None:
         store.close_all()
     main_thread = threading.main_thread()

@@ -1,30 +1,31 @@
-"""The SQLite store: opening (WAL, migrations), and the reads and writes the core needs.
+"""The SQLite store: opening (WAL, migrations), transactions, the writer lock, and the
+reads and writes of notes, chunks, links, runs and meta.
 
-The store layer is this module with `migrations.py` (every table's shape), `matrix.py`
-(the query matrix and its copy beside the database) and `lexical.py` (FTS5 over
-`chunks_fts`, given the connection). Nothing outside it touches the connection: callers
-use `Store`'s methods (`execute` and `executemany` for the SQL of the tables they own,
-`insert` and `update` for rows), get plain tuples and dataclasses back, and wrap a
-sequence of writes in `store.atomic()`.
+The rest of the store package holds the statements of each family of tables
+(`migrations.py` every table's shape, `matrix.py` the query matrix, `fts.py` FTS5 over
+`chunks_fts`, and entries, items, candidates, nudges, salience, appended, notes,
+filters, vectors, runs, salvage). Nothing outside the package touches the connection or
+writes SQL: callers use `Store`'s methods and the package's named functions, get plain
+tuples and dataclasses back, and wrap a sequence of writes in `store.atomic()`.
 
-Which module writes which tables (every reader may read any of them):
+Which domain module decides what goes into which tables (every reader may read any):
 
     notes, chunks, chunks_fts, links, tags,       indexer.py, through the note, link and
       aliases, resolved_pairs, vectors              vector methods here
     ops, runs, warnings, meta                     here (`add_op`, `start_run`,
                                                     `finish_run`, `replace_warnings`,
-                                                    `set_meta`, `bump_generation`), for
-                                                    every writer
+                                                    `set_meta`, `bump_generation`; the
+                                                    run's flags: runs.py), for every writer
     entries, entry_links, entry_views             ledger_sync.py (and indexer.py when a
-                                                    ledger note moves)
-    prospective                                   prospective.py
-    candidates                                    candidates.py
-    salience                                      salience.py
-    nudge_state, surfacings, feedback             nudge.py
-    appended                                      appended.py
+                                                    ledger note moves), through entries.py
+    prospective                                   prospective.py, through items.py
+    candidates                                    candidates.py, through candidates.py
+    salience                                      salience.py, through salience.py
+    nudge_state, surfacings, feedback             nudge.py, through nudges.py
+    appended                                      appended.py, through appended.py
     _migrations, and every table's columns        migrations.py
     all of them, once                             recover.py, rebuilding a damaged store
-                                                    with the history it could read
+                                                    through salvage.py
 
 A store opens with the standard library's sqlite3 alone: sqlite-utils is imported only
 when a migration has to run, so a query does not pay for it.
@@ -46,8 +47,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import lexical, migrations
-from .errors import (
+from ..errors import (
     BusyError,
     DiskFullError,
     NoIndexError,
@@ -55,7 +55,8 @@ from .errors import (
     StoreReadOnlyError,
     VaultmemError,
 )
-from .rows import StoredNote
+from ..text.rows import StoredNote
+from . import fts, migrations
 
 if TYPE_CHECKING:  # numpy comes with the matrix, on the first read that needs it
     import numpy as np
@@ -218,7 +219,7 @@ class Store:
     """A vaultmem database. Open with `Store.open(path)`."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False):
-        self.conn = conn  # for the store layer (lexical.py) and tests; callers use methods
+        self.conn = conn  # for the store layer (fts.py) and tests; callers use methods
         self.path = path
         self.read_only = read_only
         self._locked = False
@@ -417,6 +418,16 @@ class Store:
         if cursor.rowcount != 1:
             raise LookupError(f"{table}: no row {row_id!r}")
 
+    def has(self, table: str, row_id: int | str) -> bool:
+        """Whether a row of `table` has this `id` (present or not: an id is never reused)."""
+        return self.execute(f"SELECT 1 FROM [{table}] WHERE id = ?", [row_id]).fetchone() \
+            is not None
+
+    def mark_absent(self, table: str, row_id: int | str, stamp: str) -> None:
+        """A row whose source is gone stays, with `present = 0` (history is never deleted)."""
+        self.execute(f"UPDATE [{table}] SET present = 0, updated_at = ? WHERE id = ?",
+                     [stamp, row_id])
+
     # -- notes ---------------------------------------------------------------
 
     def note_states(self) -> dict[str, StoredNote]:
@@ -486,7 +497,7 @@ class Store:
         rows = conn.execute("SELECT id, heading, text FROM chunks WHERE note_id = ?", [note_id])
         conn.executemany(
             "INSERT INTO chunks_fts (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)",
-            [lexical.fts_row(cid, title, list(aliases), heading, text)
+            [fts.fts_row(cid, title, list(aliases), heading, text)
              for cid, heading, text in rows])
 
     def path_ids(self) -> dict[str, int]:
@@ -537,7 +548,7 @@ class Store:
 
     def alias_paths(self) -> dict[str, list[str]]:
         """{folded alias: live notes carrying it, shortest path first}."""
-        from .resolve import fold
+        from ..text.resolve import fold
 
         out: dict[str, list[str]] = {}
         for alias, path in self.execute(
@@ -568,6 +579,12 @@ class Store:
             "INSERT INTO ops (ts, op, note_id, entry_id, detail) VALUES (?, ?, ?, ?, ?)",
             [ts, op, note_id, entry_id, json.dumps(detail or {}, ensure_ascii=False)],
         )
+
+    def lock_taken(self) -> None:
+        """This process holds the writer lock, taken before the store was opened
+        (`index --rebuild` moves a damaged file aside first): runs marked running are
+        then known to be killed ones."""
+        self._locked = True
 
     def start_run(self, kind: str, started: str) -> int:
         """Record a run as running. Runs still marked running from before were killed:
@@ -743,11 +760,11 @@ class Store:
                                "ORDER BY c.note_id, c.ord", [fingerprint])
 
     def lexical_hits(self, text: str, chunks: int) -> list[tuple[int, float]]:
-        """(chunk id, BM25) of the chunks matching `text`'s words (`lexical.search`)."""
-        return lexical.search(self.conn, text, chunks)
+        """(chunk id, BM25) of the chunks matching `text`'s words (`fts.search`)."""
+        return fts.search(self.conn, text, chunks)
 
     def stem_frequencies(self, stems: dict[str, str], stem_of) -> dict[str, int]:
-        """{stem: chunks holding a word with that stem} (`lexical.stem_frequencies`),
+        """{stem: chunks holding a word with that stem} (`fts.stem_frequencies`),
         kept until the store's generation changes: a query asks for the same ledger's
         words every time."""
         generation, key = self.generation(), frozenset(stems.items())
@@ -756,7 +773,7 @@ class Store:
             kept = self._stem_df = (generation, {})
         if key not in kept[1]:
             try:
-                kept[1][key] = lexical.stem_frequencies(self.conn, stems, stem_of)
+                kept[1][key] = fts.stem_frequencies(self.conn, stems, stem_of)
             except sqlite3.OperationalError:  # no fts5vocab in this SQLite: no weights
                 kept[1][key] = {}
             if len(kept[1]) > 64:  # contexts name different notes: keep a few
@@ -764,8 +781,8 @@ class Store:
         return kept[1][key]
 
     def lexical_coverage(self, text: str, chunk_ids: list[int]) -> dict[int, float]:
-        """{chunk id: the share of `text`'s words it holds} (`lexical.coverage`)."""
-        return lexical.coverage(self.conn, text, chunk_ids)
+        """{chunk id: the share of `text`'s words it holds} (`fts.coverage`)."""
+        return fts.coverage(self.conn, text, chunk_ids)
 
 
 def quick_check(conn: sqlite3.Connection, path: Path) -> None:

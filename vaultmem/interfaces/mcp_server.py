@@ -33,8 +33,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from . import __version__
-from .errors import BusyError, VaultmemError, in_terms
+from .. import __version__
+from ..errors import BusyError, VaultmemError, in_terms
 from .freshness import GONE, HERE, Freshness
 from .render import json_text
 from .watch import indexed_line
@@ -105,8 +105,8 @@ class Service:
             lambda: self._open(path, db, watch, embedder, create)).result()
 
     def _open(self, path, db, watch, embedder, create):
-        from .api import Vault
-        from .status import last_run
+        from ..api import Vault
+        from ..status import last_run
 
         vault = Vault.open(path, db, embedder=embedder, create=create)
         run = last_run(vault.store, "index")
@@ -160,7 +160,7 @@ class Service:
         except Stopping:
             return error("the server is stopping")
         except Exception as exc:  # noqa: BLE001 - a bug: one line for the agent
-            from .store import explain  # a damaged or read-only store, a full disk
+            from ..store import explain  # a damaged or read-only store, a full disk
 
             if (known := explain(exc)) is not None:
                 return error(str(known))
@@ -200,7 +200,7 @@ class Service:
                         "index as it is (it may miss the latest edits); the next call "
                         "catches up"]
             # Anything else (a bug in the indexer) must not cost the agent its answers.
-            from .store import explain
+            from ..store import explain
 
             exc = explain(exc) or exc
             why = str(exc) if isinstance(exc, VaultmemError) else \

@@ -1,0 +1,1 @@
+"""The faces: the command line, the MCP server, the watcher and what they print."""
