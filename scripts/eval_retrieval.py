@@ -226,8 +226,12 @@ class Variant:
 
 
 def _porter(store: Store) -> None:
-    """Rebuild the store's FTS table with the Porter stemmer in front of unicode61."""
-    conn = store.conn
+    porter_fts(store.conn)
+
+
+def porter_fts(conn) -> None:
+    """Rebuild the FTS table with the Porter stemmer in front of unicode61 (also the
+    lab's lexical experiment)."""
     conn.execute("DROP TABLE chunks_fts")
     conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(title, aliases, heading, body, "
                  "tokenize = 'porter unicode61 remove_diacritics 2')")

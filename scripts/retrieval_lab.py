@@ -148,17 +148,7 @@ def store_copy(d: SetData, tag: str, change: Callable[[sqlite3.Connection], None
 
 
 def porter(conn: sqlite3.Connection, d: SetData) -> None:
-    conn.execute("DROP TABLE chunks_fts")
-    conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(title, aliases, heading, body, "
-                 "tokenize = 'porter unicode61 remove_diacritics 2')")
-    aliases: dict[int, list[str]] = {}
-    for note_id, alias in conn.execute("SELECT note_id, alias FROM aliases"):
-        aliases.setdefault(note_id, []).append(alias)
-    rows = conn.execute("SELECT c.id, n.title, n.id, c.heading, c.text FROM chunks c "
-                        "JOIN notes n ON n.id = c.note_id WHERE n.deleted = 0").fetchall()
-    conn.executemany("INSERT INTO chunks_fts (rowid, title, aliases, heading, body) VALUES "
-                     "(?, ?, ?, ?, ?)", [lexical.fts_row(c, t or "", aliases.get(n, []), h or "",
-                                                         x or "") for c, t, n, h, x in rows])
+    ev.porter_fts(conn)
 
 
 def summaries_in_fts(conn: sqlite3.Connection, d: SetData) -> None:

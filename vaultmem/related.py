@@ -69,7 +69,7 @@ class FiringHere(Item):
 
 
 @dataclass
-class NoteCommitment(Item):
+class OpenCommitment(Item):
     """One of the note's open commitments: whether it fires now, and why (or when)."""
 
     id: str
@@ -101,7 +101,7 @@ class RelatedResult:
     title: str
     now: datetime
     depth: int
-    commitments: list[NoteCommitment]
+    commitments: list[OpenCommitment]
     results: list[Related]
 
     def as_dict(self) -> dict:
@@ -280,7 +280,7 @@ def _firing_on(due: commitments.DueResult, path: str) -> list[FiringHere]:
 
 
 def _open_commitments(store: Store, due: commitments.DueResult, note: int
-                      ) -> list[NoteCommitment]:
+                      ) -> list[OpenCommitment]:
     """The note's open commitments, each with whether it fires now and why (or when it
     comes up), as `vaultmem due` would say."""
     said = {i.id: i for i in due.results}
@@ -290,7 +290,7 @@ def _open_commitments(store: Store, due: commitments.DueResult, note: int
             continue
         item = said.get(e.id)
         fires = item is not None and item.group != "upcoming"
-        out.append(NoteCommitment(e.id, e.action, e.condition,
+        out.append(OpenCommitment(e.id, e.action, e.condition,
                                   e.due.isoformat() if e.due else None, fires,
                                   item.group if item else None,
                                   item.why if item else _waiting(e)))
