@@ -556,6 +556,7 @@ class TickResult:
     values: dict[str, float]
     candidates: list[Candidate] = field(default_factory=list)  # the top few, best first
     theta: float = THETA
+    ranked: list[Candidate] = field(default_factory=list, repr=False)  # every one, best first
 
     def as_dict(self) -> dict:
         """The `nudge --json` document: the message or null, why it stayed silent, and the
@@ -602,7 +603,8 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
         _save(store, now, cands, nudge)
     ranked = sorted(cands, key=lambda c: (c.held == "", c.value), reverse=True)
     return TickResult(now, nudge, reason, len(items), {c.item.id: round(c.value, 4)
-                                                       for c in cands}, ranked[:SHOWN])
+                                                       for c in cands}, ranked[:SHOWN],
+                      ranked=ranked)
 
 
 def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past: _Past,
