@@ -590,8 +590,9 @@ def waste(e: Emit, run: Run) -> str:
     clock = ("cue" if e.terms.get("cue") else
              "overdue" if "overdue" in why else
              "due today" if "due today" in why or why.startswith("today") else
+             "🛫 window ramp" if "window open" in why else
              "heads-up (day before)" if "tomorrow" in why or "due 20" in why or " on 20" in why
-             else "🛫 window ramp" if "window open" in why else
+             else
              "undated wave" if "waiting" in why or not e.terms.get("urgency") else "urgency")
     spans = [w for w in run.scenario.oracle if w.item == e.item]
     where = ("item has no window" if not spans else

@@ -653,6 +653,23 @@ def test_an_overdue_entry_nudges_again_once_fatigue_fades_never_in_quiet_hours(n
     assert all(DAY <= gap <= 3 * DAY for gap in gaps)  # spaced by fatigue, which fades
 
 
+def test_each_dismissal_in_a_row_weighs_more_so_the_spacing_grows():
+    p = KIND_DEFAULTS["dated"]
+    once = fatigue(p, [], [T - DAY], T)
+    twice = fatigue(p, [], [T - 2 * DAY, T - DAY], T)
+    assert twice == pytest.approx(p.dismiss * (math.exp(-2) + 2 * math.exp(-1)))
+    assert twice > once + p.dismiss * math.exp(-2)  # the second counts double
+
+
+def test_an_overdue_entry_turned_down_again_and_again_comes_back_less_often(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
+    times = [t for t, _ in v.replay(datetime(2026, 8, 10), datetime(2026, 8, 20),
+                                    answer="dismiss")]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert len(gaps) >= 2 and gaps[1] > gaps[0]  # never silenced, but spaced further
+    assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
+
+
 def test_an_idea_cannot_push_a_due_commitment_out_of_the_days_cap(nudge_vault):
     files = {
         "Ledger.md": "- [ ] Call the roofer back 📅 2026-08-10 [nudge_hours:: 17-21] ^roofer\n",
@@ -686,7 +703,7 @@ def test_an_undated_commitment_revives_inside_its_hours_every_other_day(make_vau
     v = NudgeVault(make_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21] ^mum\n"},
                               index_at=datetime(2026, 8, 1, 10)))
     assert v.item("mum").kind == "undated"
-    shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8), answer="dismiss")
+    shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8))  # left unanswered
     assert [t.date() for t, _ in shown] == [date(2026, 8, 2), date(2026, 8, 4),
                                            date(2026, 8, 6)]
     assert all(in_hours("18:30-21:00", t) for t, _ in shown)

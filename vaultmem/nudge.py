@@ -62,6 +62,7 @@ WORK_WORDS = ("work",)  # a tag, project or folder so named marks a work item
 # A 🛫 window speaks up in its last part: this share of it, between these many days.
 WINDOW_SHARE = 1 / 3
 WINDOW_DAYS = (2.0, 7.0)
+DISMISSALS_COUNTED = timedelta(days=14)  # how far back a dismissal still counts in a row
 
 
 @dataclass(frozen=True)
@@ -305,11 +306,14 @@ def hours_boost(item: Item, t: datetime) -> float:
 def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
             t: datetime) -> float:
     """Decaying sums over recent surfacings (`fatigue`, over `fatigue_hours`) and, on top,
-    dismissals (`dismiss`, over the longer `dismiss_hours`)."""
-    def decayed(moments, weight, hours):
-        return sum(weight * math.exp(-((t - m) / HOUR) / hours) for m in moments if m <= t)
-    return decayed(surfaced, p.fatigue, p.fatigue_hours) + \
-        decayed(dismissed, p.dismiss, p.dismiss_hours)
+    dismissals (`dismiss`, over the longer `dismiss_hours`). Each dismissal fades within
+    a day, but the n-th in a row weighs n times the first: a reminder turned down again
+    and again comes back less often (the spacing grows), never not at all."""
+    def decay(m: datetime, hours: float) -> float:
+        return math.exp(-((t - m) / HOUR) / hours)
+    past = sorted(m for m in dismissed if m <= t)
+    return sum(p.fatigue * decay(m, p.fatigue_hours) for m in surfaced if m <= t) + \
+        sum(p.dismiss * n * decay(m, p.dismiss_hours) for n, m in enumerate(past, 1))
 
 
 def anchors(item: Item, snoozed: datetime | None = None) -> list[datetime]:
@@ -723,14 +727,17 @@ def explain(t: Terms, item: Item, now: datetime) -> str:
 
 
 def _history(store: Store, now: datetime) -> dict[str, _Past]:
-    """Per item: surfacings and dismissals of the last three days (for fatigue) and the
+    """Per item: surfacings of the last three days and dismissals of the last two weeks
+    (for fatigue) and the
     latest surfacing with its answer (for windows and accepts)."""
     since = (now - timedelta(days=3)).isoformat(timespec="seconds")
     stamp = now.isoformat(timespec="seconds")
     out: dict[str, _Past] = {}
     for item_id, ts in nudge_rows.surfacings_between(store, since, stamp):
         out.setdefault(item_id, _Past()).surfaced.append(_moment(ts))
-    for item_id, ts in nudge_rows.dismissals_between(store, since, stamp):
+    # Dismissals are counted further back: the n-th in a row weighs n times (`fatigue`).
+    counted = (now - DISMISSALS_COUNTED).isoformat(timespec="seconds")
+    for item_id, ts in nudge_rows.dismissals_between(store, counted, stamp):
         out.setdefault(item_id, _Past()).dismissed.append(_moment(ts))
     for item_id, ts, message, kind in nudge_rows.last_surfacings(store, stamp):
         past = out.setdefault(item_id, _Past())
