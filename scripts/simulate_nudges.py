@@ -29,6 +29,16 @@ it) — SPEC 9 — beside the naive baseline "nudge each dated entry at 09:00 on
 day". A folder holding a file `TUNED` is a set whose scores were looked at while
 choosing defaults; every other folder is reported as not tuned on.
 
+Beside them, the ceiling of each scenario: the most windows any policy could serve under
+SPEC 8's limits (a maximum flow: one message a tick, five a day, none in quiet hours),
+and the same when an item done on accept can be served once. `--group NAME=ID,ID` pools
+scenarios into a row of their own (develop on one group, check on the other). `--why`
+looks, at every tick inside an oracle window, at how its item stood (a dry run of the
+same tick) and tabulates what held each missed window back (the rule nearest to letting
+it fire: another item won the tick, the cap, fatigue, below θ and which term it lacked,
+…) and what made each wasted nudge win (its clock: cue, overdue, due today, heads-up,
+🛫 ramp, undated wave; and where the item's windows lie from it).
+
 `--planted` and `--random N` add the planted 72-hour scenario and N random ones of the
 same shape, written in the same format in memory (the defaults were chosen looking at
 them too: they are reported as tuned on).
