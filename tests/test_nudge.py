@@ -690,6 +690,20 @@ def test_an_idea_cannot_push_a_due_commitment_out_of_the_days_cap(nudge_vault):
                      (datetime(2026, 8, 10, 17, 30), "roofer")]
 
 
+def test_overdue_reminders_leave_the_last_slot_to_a_commitment_due_tomorrow(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-05 ^vat\n"
+                                  "- [ ] Return the library books 📅 2026-08-06 ^books\n"
+                                  "- [ ] Pay the plumber 📅 2026-08-11 [[Plumber]] ^pay\n"},
+                    "daily_cap = 2\n")
+    day = list(every(datetime(2026, 8, 10, 7), datetime(2026, 8, 10, 22)))
+    results = [v.tick(t) for t in day]
+    shown = [(r.now.strftime("%H:%M"), r.nudge.item.id) for r in results if r.nudge]
+    assert shown[0][0] == "12:30" and shown[0][1] in ("vat", "books")  # one overdue, once
+    assert shown[1:] == [("20:30", "pay")]  # the heads-up the evening before
+    lunch = results[day.index(datetime(2026, 8, 10, 12, 45))]
+    assert lunch.reason == "today's last 1 slot(s) kept for commitments due today or tomorrow"
+
+
 def test_an_accept_holds_for_its_window_and_the_due_day_opens_a_new_one(nudge_vault):
     v = nudge_vault({"Ledger.md": "- [ ] Drop the car at the garage by 8:30 📅 2026-08-12 "
                                   "[nudge_hours:: 7-8,20-21] ^garage\n"})

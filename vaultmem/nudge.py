@@ -660,15 +660,26 @@ def _decide(store: Store, settings: Settings, now: datetime, cands: list[Candida
         if holds:
             _hold(free, rule)
             return None, rule
-    waiting = sum(1 for c in cands if c.item.commitment and _needs_today(c, now))
-    kept = f"today's last {settings.daily_cap - sent} slot(s) kept for commitments"
+    # The day's last slots go to what cannot wait: an idea never takes a slot a pressing
+    # commitment still needs today; an overdue reminder, a 🛫 window or an undated entry
+    # (which can come back another day) never takes one a commitment due today or
+    # tomorrow still needs.
+    near = {c.item.id for c in cands if _due_soon(c, now)}
+    waiting = len(near) + sum(1 for c in cands if c.item.commitment
+                              and c.item.id not in near and _needs_today(c, now))
+    room = settings.daily_cap - sent
+    kept = f"today's last {room} slot(s) kept for commitments"
+    kept_near = f"today's last {room} slot(s) kept for commitments due today or tomorrow"
     for c in free:
-        if not c.item.commitment and sent + waiting >= settings.daily_cap:
-            c.held = kept  # an idea never takes a slot a due commitment still needs
+        if not c.item.commitment and waiting >= room:
+            c.held = kept
+        elif c.item.commitment and c.item.id not in near and len(near) >= room:
+            c.held = kept_near
     free = sorted((c for c in cands if not c.held),
                   key=lambda c: (c.item.commitment, c.value, c.item.id), reverse=True)
     if not free:
-        reason = kept if any(c.held == kept for c in cands) else "nothing above threshold"
+        reason = next((c.held for c in cands if c.held in (kept, kept_near)),
+                      "nothing above threshold")
         return None, reason
     best = free[0]
     _hold(free[1:], f"{best.item.id} won this tick")
@@ -686,6 +697,28 @@ def _needs_today(c: Candidate, now: datetime) -> bool:
         return False
     boost = p.context * (1.0 if c.item.stated_hours or c.item.due else p.assumed_hours)
     return c.value - t.hours + boost >= THETA and hours_ahead(c.item.hours(now.date()), now)
+
+
+def _due_soon(c: Candidate, now: datetime) -> bool:
+    """A commitment due today, or whose heads-up before its day begins by tonight (or one
+    the context cues), not shown yet today and able to cross θ in its hours still to come
+    today: the day's last slots are kept for it."""
+    item, t = c.item, c.terms
+    if c.shown_today or c.held.startswith(("snoozed", "accepted", "fatigue")) or \
+            not item.commitment:
+        return False
+    if t.cue > 0:
+        return True
+    if item.due is None or item.due < now.date():
+        return False
+    moment = now if item.due == now.date() else lead_start(item)
+    if moment.date() > now.date():
+        return False
+    moment = max(moment, now)
+    later = urgency(item, moment)
+    spec = item.hours(now.date())
+    return later > 0 and t.base + later + item.params.context - t.fatigue >= THETA and \
+        hours_ahead(spec, moment)
 
 
 def hours_ahead(spec: str, t: datetime) -> bool:
