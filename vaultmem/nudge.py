@@ -54,7 +54,7 @@ THETA = 1.0
 HYSTERESIS = 0.25
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
-SETTLE_SHARE = 0.25  # the boost starts this share of a block in (at most `settle_minutes`)
+SETTLE_SHARE = 1 / 3  # the boost starts this share of a block in (at most `settle_minutes`)
 PROSPECTIVE_KINDS = ("plan", "idea", "question", "decision", "insight")
 SHOWN = 3  # candidates named by `nudge -v` and the JSON `candidates` list
 SPANS = ("hours", "work_hours", "personal_hours")  # parameters that are hour ranges
@@ -88,7 +88,7 @@ class Params:
     personal_hours: str = "12-14,20-22"
     context: float = 0.6
     assumed_hours: float = 1.0  # share of `context` when the hours are the defaults
-    settle_minutes: float = 30.0
+    settle_minutes: float = 60.0
     cue: float = 0.8
     urgency: float = 0.65
     heads_up: float = 0.4  # the lead before the due day: enough to cross θ in its hours
