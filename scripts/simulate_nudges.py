@@ -516,6 +516,8 @@ def report(label: str, runs: list[Run], base: list[Run], *, log: bool,
         chosen = [r for r in runs if r.scenario.id in ids]
         if chosen:
             print(row(f"group {name}", "vaultmem", score(chosen)))
+            print(row(f"group {name}", "baseline: 09:00 on the due day",
+                      score([b for b in base if b.scenario.id in ids])))
     if len(runs) > 1:
         print(row("all", "vaultmem", score(runs)))
         print(row("all", "baseline: 09:00 on the due day", score(base)))
