@@ -1,4 +1,4 @@
-"""An exhaustive fuzzy matcher, to check the blocked `ledger._match` against.
+"""An exhaustive fuzzy matcher, to check the blocked `ledger_reconcile._match` against.
 
 It compares every remembered entry with every current one (quadratic: minutes at
 5,000 entries). The blocked matcher must give the same identities; tests and
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 
-from vaultmem.ledger import (
+from vaultmem.ledger_reconcile import (
     _MATCH_STAGES,
     FUZZY_CANDIDATES,
     MATCH_THRESHOLD,

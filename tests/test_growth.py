@@ -66,22 +66,22 @@ def _compared_pairs(monkeypatch, n: int) -> int:
     which pairs are looked at, and the real one would take minutes here."""
     import difflib
 
-    from vaultmem import ledger
+    from vaultmem import ledger_reconcile
 
     bench = load_script("bench_ledger")
     lines = bench.make_ledger(n, seed=3)
-    known = [ledger.Known(f"e{i}", e) for i, e in enumerate(bench.entries(lines))]
+    known = [ledger_reconcile.Known(f"e{i}", e) for i, e in enumerate(bench.entries(lines))]
     current = bench.entries([line for _, line in bench.reword(lines, seed=4)])
     calls = [0]
-    real = ledger._distinct_blocks
+    real = ledger_reconcile._distinct_blocks
 
     def counted(a, b):
         calls[0] += 1
         return real(a, b)
 
-    monkeypatch.setattr(ledger, "_distinct_blocks", counted)
+    monkeypatch.setattr(ledger_reconcile, "_distinct_blocks", counted)
     monkeypatch.setattr(difflib.SequenceMatcher, "ratio", lambda self: 0.0)
-    ledger._match(known, current)
+    ledger_reconcile._match(known, current)
     return calls[0]
 
 

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import Vault, indexer, ledger
-from vaultmem.ledger import Known, parse_ledger, reconcile
+from vaultmem import Vault, indexer, ledger_reconcile
+from vaultmem.ledger import parse_ledger
+from vaultmem.ledger_reconcile import Known, reconcile
 
 from .conftest import ROOT, FakeEmbedder
 
@@ -294,13 +295,13 @@ def test_matching_removed_entries_stays_near_linear(monkeypatch):
         gone = [Known(f"e{i}", e) for i, e in enumerate(bench.entries(lines))]
         current = bench.entries([line for _, line in bench.reword(lines, seed=4)])
         calls = [0]
-        real = ledger._distinct_blocks
+        real = ledger_reconcile._distinct_blocks
 
         def counted(a, b):
             calls[0] += 1
             return real(a, b)
 
-        monkeypatch.setattr(ledger, "_distinct_blocks", counted)
+        monkeypatch.setattr(ledger_reconcile, "_distinct_blocks", counted)
         import difflib
 
         monkeypatch.setattr(difflib.SequenceMatcher, "ratio", lambda self: 0.0)

@@ -18,7 +18,8 @@ from vaultmem import ledger_append
 from vaultmem.errors import UsageError, VaultmemError
 from vaultmem.interfaces.cli import main
 from vaultmem.interfaces.mcp_server import Service, build
-from vaultmem.ledger import MAX_ID_CHARS, parse_ledger
+from vaultmem.ledger import parse_ledger
+from vaultmem.ledger_reconcile import MAX_ID_CHARS
 
 from .conftest import FakeEmbedder
 

@@ -20,7 +20,8 @@ from pathlib import PurePosixPath
 from . import appended, form, ledger_append, ledger_sync
 from .config import Settings
 from .errors import NotFoundError, UsageError, VaultmemError
-from .ledger import LedgerEntry, new_id
+from .ledger import LedgerEntry
+from .ledger_reconcile import new_id
 from .schema import SCHEMA
 from .store import Store
 from .store import candidates as cand_rows

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 from . import appended
 from .config import Settings
 from .embed import embed_text
-from .ledger import Known, LedgerEntry, parse_ledger, reconcile
+from .ledger import LedgerEntry, parse_ledger
+from .ledger_reconcile import Known, reconcile
 from .store import Store, entries, notes
 from .store.runs import RunFlags
 from .text.folder import content_hash
