@@ -607,12 +607,12 @@ def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found,
             ctx.reject(found, f"someone else's action (“{who}”)")
             return
         rest = sentence[item.end():]
-        _emit(ctx, found, Said(rest, "obligation", 0.8, ["an action item"], item.end()))
+        _emit(ctx, found, _Said(rest, "obligation", 0.8, ["an action item"], item.end()))
         return
     todo = _TODO.match(sentence)
     if todo:
         rest = todo.group("rest")
-        _emit(ctx, found, Said(rest, "todo", 0.9, ["a TODO"], len(sentence) - len(rest)))
+        _emit(ctx, found, _Said(rest, "todo", 0.9, ["a TODO"], len(sentence) - len(rest)))
         return
     if sentence.rstrip().endswith("?") or re.search(r"\b(?:whether|if)\s+(?:i|we)\s+(?:should|"
                                                    r"need|have|must|ought)\b", sentence, re.I):
@@ -807,9 +807,9 @@ def _cued(ctx: _Context, cue, found: Found) -> bool:
         _prohibition(ctx, found, m, confidence, why, clause_start)
         return True
     if family in _WHOLE:  # "Dentist moved my appointment to the 8th": the sentence is it
-        _emit(ctx, found, Said(sentence, family, confidence, why, 0, needs_date=True))
+        _emit(ctx, found, _Said(sentence, family, confidence, why, 0, needs_date=True))
         return True
-    _emit(ctx, found, Said(rest, family, confidence, why, m.end(), clause_start=clause_start,
+    _emit(ctx, found, _Said(rest, family, confidence, why, m.end(), clause_start=clause_start,
                            condition=condition, subject=thing,
                            promisee=_promisee(m.group(0)) if family == "promise" else None))
     return True
@@ -824,7 +824,7 @@ def _prohibition(ctx: _Context, found: Found, m: re.Match, confidence: float,
     commitment only for a day or an occasion, and it keeps its "don't" ("Don't repeat
     that", a lesson, is none, and never becomes "Repeat that")."""
     before = len(found.candidates)
-    _emit(ctx, found, Said(ctx.sentence[m.start():], "reminder", confidence, why, m.start(),
+    _emit(ctx, found, _Said(ctx.sentence[m.start():], "reminder", confidence, why, m.start(),
                            clause_start=clause_start))
     made = found.candidates[before:]
     if not made or made[-1].due is not None or made[-1].condition is not None:
@@ -1040,7 +1040,7 @@ def _conditional(ctx: _Context, lead: re.Match, found: Found) -> bool:
         return False
     condition = cond if conj in _BARE_CONJ else f"{conj} {cond}"
     why.append(f"on a condition: “{conj} {cond}”")
-    _emit(ctx, found, Said(rest, "conditional", confidence, why, offset,
+    _emit(ctx, found, _Said(rest, "conditional", confidence, why, offset,
                            clause_start=main_offset, condition=condition, dates_from=0))
     return True
 
@@ -1136,7 +1136,7 @@ def _instruction(ctx: _Context, found: Found) -> None:
         confidence, why = 0.35, ["an instruction"]
     if relayed:
         why.append("relayed")
-    _emit(ctx, found, Said(sentence[offset:], "instruction", confidence, why, offset,
+    _emit(ctx, found, _Said(sentence[offset:], "instruction", confidence, why, offset,
                            clause_start=offset, dates_from=0))
 
 
@@ -1161,7 +1161,7 @@ _TODO_LEAD = re.compile(r"\b(?:to\s*-?\s*do|todo|need\s+to|must|don'?t\s+forget|
 
 
 @dataclass
-class Said:
+class _Said:
     """A sentence read as a commitment, as its reader found it: the text from the action
     on (`rest`, at `rest_offset` in the sentence), its family, how sure the reading is
     and why. `_emit` settles its date, condition and action; its steps add to `why`,
@@ -1193,7 +1193,7 @@ class _When:
     ahead: bool = False  # due the day before the date ("before then")
 
 
-def _emit(ctx: _Context, found: Found, said: Said) -> None:
+def _emit(ctx: _Context, found: Found, said: _Said) -> None:
     """Turn a recognised sentence into a candidate: its date, condition and action."""
     sentence = ctx.sentence
     clause_end = len(sentence) if said.needs_date else _clause_end(sentence, said.rest_offset)
@@ -1228,7 +1228,7 @@ def _emit(ctx: _Context, found: Found, said: Said) -> None:
         tuple(said.why), ctx.links))
 
 
-def _condition_tail(said: Said, action: str, day: date) -> str:
+def _condition_tail(said: _Said, action: str, day: date) -> str:
     """The action without a condition that ends it ("… when the quote arrives"), which
     becomes the candidate's condition unless its reader found one already."""
     if said.condition is not None:
@@ -1243,7 +1243,7 @@ def _condition_tail(said: Said, action: str, day: date) -> str:
     return action
 
 
-def _when(ctx: _Context, said: Said, mentions: list[DateMention], clause_end: int,
+def _when(ctx: _Context, said: _Said, mentions: list[DateMention], clause_end: int,
           action: str) -> tuple[_When, str]:
     """The date the action is due by, and the action without the words that took it
     elsewhere: a date in its clause; for "before then", the nearest date said before; a
@@ -1278,7 +1278,7 @@ def _when(ctx: _Context, said: Said, mentions: list[DateMention], clause_end: in
     return when, action
 
 
-def _say_when(said: Said, when: _When, action: str, start: date | None,
+def _say_when(said: _Said, when: _When, action: str, start: date | None,
               due: date | None) -> str:
     """Why the candidate is due when it is (a reason, and more confidence for a date of
     its own); the action without the date's words when they were in it."""
@@ -1295,7 +1295,7 @@ def _say_when(said: Said, when: _When, action: str, start: date | None,
     return action
 
 
-def _already_done(sentence: str, said: Said, clause_end: int) -> bool:
+def _already_done(sentence: str, said: _Said, clause_end: int) -> bool:
     """Whether the sentence says the thing is done ("already", "… and I did", "✅")."""
     return bool(_DONE.search(sentence[clause_end:])
                 or _DONE.search(sentence[said.clause_start:said.rest_offset])
