@@ -13,21 +13,24 @@ one with a time of day has a heads-up from a lead time before its day (longer th
 ahead it was written and the higher its priority), so the evening before reminds of the
 morning's appointment. After the day a deadline keeps a floor until done or cancelled;
 an event that has passed is over. A 🛫 window ramps over its last third (two to seven
-days). C: context, a boost inside the item's hours (from a quarter of the way into a
-block: its first minutes are a transition) plus a cue when `--context` matches a trigger
-entry by `due`'s matcher. Hours not stated are the kind's: working hours on weekdays for
-work (tagged, filed or of a project so named) and for calls and emails, which reach an
-office; lunch and the evening for the rest of a life. An idea or other prospective note
-names its own day ("the move on Fri 16 Apr") or has no moment of its own: then only a
-cue, or hours or an importance stated for it, lets it speak. N: a small novelty lift after
-an item is written or referenced. F: fatigue, a decaying sum over recent nudges, a
-dismissal weighing more and fading over most of a day.
+days). C: context, a boost inside the item's hours (from a third of the way into a
+block, at most an hour: its first part is a transition) plus a cue when `--context`
+matches a trigger entry by `due`'s matcher. Hours not stated are the kind's: working
+hours on weekdays for work (tagged, filed or of a project so named) and for calls and
+emails, which reach an office; lunch and the evening for the rest of a life. An idea or
+other prospective note names its own day ("the move on Fri 16 Apr") or has no moment of
+its own: then only a cue, or hours or an importance stated for it, lets it speak. N: a
+small novelty lift after an item is written or referenced. F: fatigue, a decaying sum
+over recent nudges, a dismissal weighing more (the n-th in a row n times) and fading
+over most of a day.
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
 window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
 hours raise θ beyond reach; at most one message per tick and `daily_cap` per day,
-commitments first: an idea never takes a slot a due commitment still needs today.
-Arming state, surfacings and feedback live in the store. Silence is a first-class answer.
+commitments first: an idea never takes a slot a due commitment still needs today, nor
+an overdue reminder, a 🛫 window or an undated entry one that a commitment due today or
+tomorrow still needs. Arming state, surfacings and feedback live in the store. Silence
+is a first-class answer.
 """
 
 from __future__ import annotations
@@ -290,7 +293,7 @@ def _minutes(text: str) -> int:
 
 
 def hours_boost(item: Item, t: datetime) -> float:
-    """C's preferred-hours part: the full boost inside its hours, from a quarter of the way
+    """C's preferred-hours part: the full boost inside its hours, from a third of the way
     into the block, at most `settle_minutes`. Hours it did not state are its kind's
     (`Item.hours`); an idea without a date of its own gets a share of the boost in them."""
     p = item.params
