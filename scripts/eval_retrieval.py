@@ -285,6 +285,8 @@ ABLATION = [
     Variant("lexical_weight = 0.3", options={"lexical_weight": 0.3}),
     Variant("lexical_weight = 0.7", options={"lexical_weight": 0.7}),
     Variant("rank fusion (RRF, k = 60)", options={"fusion": "rrf"}),
+    Variant("found-by-meaning floor in full at every query length (the earlier rule)",
+            dense="floor-full"),
     Variant("BM25 field weights all 1 (title, aliases, heading, body)", dense="weights-1"),
     Variant("BM25 field weights 12, 8, 3, 1", dense="weights-12"),
     Variant("lexical leg: Porter stemming (FTS5 porter tokenizer)", "porter"),
@@ -412,6 +414,8 @@ def run_variant(built: Built, variant: Variant) -> list[dict]:
     patches = []
     if variant.dense in DENSE_HOOKS:
         patches.append(mock.patch.object(rank, "_relevance", dense_hook(built, variant.dense)))
+    elif variant.dense == "floor-full":
+        patches.append(mock.patch.object(rank, "meaning_floor", lambda text, opts: 1.0))
     elif variant.dense in BM25_WEIGHTS:
         patches.append(mock.patch.object(lexical, "WEIGHTS", BM25_WEIGHTS[variant.dense]))
     rows = []

@@ -9,6 +9,7 @@ import pytest
 
 from vaultmem.embed import embed_text
 from vaultmem.errors import UsageError
+from vaultmem.rank import QueryOptions, coverage_exponent, meaning_floor
 from vaultmem.store import Store
 
 from .conftest import FakeEmbedder
@@ -316,19 +317,64 @@ def test_hybrid_weights_each_lexical_score_by_the_share_of_the_query_it_holds(va
     assert garden["relevance"] == pytest.approx(expected, abs=2e-4)
 
 
-def test_a_note_found_by_meaning_gets_its_dense_term_on_the_lexical_legs_scale(vault):
-    """The kitchen note is linked from an open commitment: its lexical term is at least
-    its dense term times the largest lexical term any note gets for this query, so weak
-    word evidence lifts it no more than it lifts the notes that hold the words."""
-    hits = query(vault, text="garden hedge trimmer warranty", mode="hybrid", explain=True,
-                 limit=100, prospective=False, lexical_coverage=3.0).results
+# Filler words no note holds: they lengthen a context without adding evidence.
+FILLER = ("zephyr quorum lattice marmot quibble vortex pylon sorrel yodel wicket fennel "
+          "tundra gable cobalt").split()
+
+
+def kitchen_terms(vault, text: str) -> tuple[dict, float, float]:
+    """The kitchen note's explain row (an open commitment links it; it holds none of the
+    words below), its dense term, and the largest lexical term of the query."""
+    hits = query(vault, text=text, mode="hybrid", explain=True, limit=100, prospective=False,
+                 lexical_coverage=3.0, coverage_words=8).results
     e = {h.path: h.explain for h in hits}
     best_cos = max(x["cosine"] for x in e.values())
     best_bm25 = max(-x["bm25"] for x in e.values() if x["bm25"] is not None)
-    lex = {p: (-x["bm25"] / best_bm25) * x["coverage"] ** 3 if x["bm25"] is not None else 0.0
-           for p, x in e.items()}
+    power = coverage_exponent(text, QueryOptions(lexical_coverage=3.0, coverage_words=8))
+    lex = {p: (-x["bm25"] / best_bm25) * x["coverage"] ** power if x["bm25"] is not None
+           else 0.0 for p, x in e.items()}
     kitchen = e["projects/kitchen.md"]
-    dense = kitchen["cosine"] / best_cos
-    expected = 0.5 * dense + 0.5 * max(lex["projects/kitchen.md"], dense * max(lex.values()))
-    assert kitchen["relevance"] == pytest.approx(expected, abs=3e-4)
-    assert kitchen["relevance"] < dense  # the full dense floor would make it exactly dense
+    assert kitchen["bm25"] is None
+    return kitchen, kitchen["cosine"] / best_cos, max(lex.values())
+
+
+def test_a_long_context_gives_a_note_found_by_meaning_its_dense_term_on_the_lexical_scale(
+        vault):
+    """Sixteen words or more: no note holds much of a long context, so the kitchen note
+    (linked from an open commitment) gets its dense term times the largest lexical term
+    as its own lexical term: found by meaning, never behind for lack of words, and
+    lifted by weak word evidence no more than the notes that hold the words."""
+    text = "garden hedge " + " ".join(FILLER)  # 16 words
+    kitchen, dense, speaks = kitchen_terms(vault, text)
+    assert kitchen["relevance"] == pytest.approx(0.5 * dense + 0.5 * dense * speaks, abs=3e-4)
+    assert kitchen["relevance"] > 0.5 * dense
+
+
+def test_a_short_question_does_not_lift_a_note_for_being_linked_from_a_commitment(vault):
+    """Fails on the earlier rule, which gave the floor at every length: a question of up
+    to `coverage_words` words is weighed by its words, and the kitchen note holds none
+    of them, so its relevance is its dense term alone, as for any note without the
+    words. (The earlier rule lifted such a note on every unrelated question asked while
+    its commitment was open: eval_prospective.py's unrelated queries, 3-8 words, found
+    the constraint note in the top 5 more often.)"""
+    kitchen, dense, _ = kitchen_terms(vault, "garden hedge trimmer warranty")
+    assert kitchen["lexical_term"] == 0.0
+    assert kitchen["relevance"] == pytest.approx(0.5 * dense, abs=3e-4)
+
+
+def test_in_between_the_floor_holds_part_way(vault):
+    """Twelve words: the coverage exponent has faded by half, and the floor holds half."""
+    text = "garden hedge " + " ".join(FILLER[:10])
+    kitchen, dense, speaks = kitchen_terms(vault, text)
+    assert kitchen["relevance"] == pytest.approx(0.5 * dense + 0.5 * 0.5 * dense * speaks,
+                                                 abs=3e-4)
+
+
+def test_the_floor_holds_where_the_coverage_exponent_has_faded():
+    opts = QueryOptions(lexical_coverage=3.0, coverage_words=8)
+    assert meaning_floor("garden hedge trimmer", opts) == 0.0
+    assert meaning_floor(" ".join(FILLER[:8]), opts) == 0.0
+    assert meaning_floor(" ".join(FILLER[:12]), opts) == pytest.approx(0.5)
+    assert meaning_floor(" ".join(FILLER[:14] + ["garden", "hedge"]), opts) == 1.0
+    # plain score fusion (no coverage rule): the floor at every length, as before
+    assert meaning_floor("garden", QueryOptions(lexical_coverage=0.0)) == 1.0

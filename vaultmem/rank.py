@@ -243,8 +243,9 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     both legs (see `_score_fusion`; or reciprocal-rank fusion, scaled to [0, 1]), where
     a note's lexical term is weighted by how much of the query its best chunk holds.
     Prospective items and notes linked from open ledger entries are found by meaning,
-    not words (third seed), so their lexical term is never below their dense one, on
-    the lexical leg's scale for this query (its largest term).
+    not words (third seed), so on a long context their lexical term is never below
+    their dense one, on the lexical leg's scale for this query (its largest term); on a
+    short query their words are weighed like any note's (`meaning_floor`).
     """
     n = len(note_ids)
     dense_rank = np.full(n, np.inf)
@@ -261,16 +262,19 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
         return np.where(np.isfinite(bm25), -bm25 / best, -np.inf), legs
     by_meaning = _found_by_meaning(store, note_ids, fired)
     evidence = share ** coverage_exponent(text, opts)
+    floor = meaning_floor(text, opts)
     if opts.fusion == "score":
         dense_term, lex_term = _score_fusion(cosine, bm25, eligible, by_meaning,
-                                             opts.lexical_weight, evidence, opts.dense_origin)
+                                             opts.lexical_weight, evidence, opts.dense_origin,
+                                             floor)
     else:
         k = opts.rrf_k
         dense_term = 1.0 / (k + dense_rank)
         lex_term = evidence / (k + lex_rank)
         found = np.isfinite(lex_rank) & eligible
         speaks = (k + 1) * float(lex_term[found].max()) if found.any() else 1.0
-        lex_term = np.where(by_meaning, np.maximum(lex_term, dense_term * speaks), lex_term)
+        lex_term = np.where(by_meaning, np.maximum(lex_term, floor * dense_term * speaks),
+                            lex_term)
         dense_term, lex_term = (t / (2.0 / (k + 1)) for t in (dense_term, lex_term))
     legs["dense_term"], legs["lexical_term"] = dense_term, lex_term
     return dense_term + lex_term, legs
@@ -288,13 +292,28 @@ def coverage_exponent(text: str, opts: QueryOptions) -> float:
     return opts.lexical_coverage * fade
 
 
-def _score_fusion(cosine, bm25, eligible, by_meaning, alpha,
-                  evidence=1.0, origin: str = "zero") -> tuple[np.ndarray, np.ndarray]:
+def meaning_floor(text: str, opts: QueryOptions) -> float:
+    """How far the found-by-meaning floor holds (see `_relevance`): the part of the
+    coverage exponent that has faded, so none for a query of up to `coverage_words`
+    words, all of it from twice as many. A short query's words are its evidence (the
+    coverage rule weighs them in full): a note holding none of them is not nearer for
+    being linked from a commitment, and lifting it there is a boost without a firing,
+    on every unrelated question asked while the commitment is open. A long context's
+    words are too many for any note to hold, so there the floor stands in for them.
+    With `lexical_coverage` 0 (plain fusion, no coverage rule) it holds in full."""
+    if not opts.lexical_coverage:
+        return 1.0
+    return 1.0 - coverage_exponent(text, opts) / opts.lexical_coverage
+
+
+def _score_fusion(cosine, bm25, eligible, by_meaning, alpha, evidence=1.0,
+                  origin: str = "zero", floor: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """The two terms of (1 − α)·cosine/best cosine + α·evidence·BM25/best BM25, each leg
     scaled to its best hit; `evidence` (per note, in [0, 1]) says how far its lexical
     score counts. `origin` "mean": the dense leg runs from the query's mean cosine over
     the notes (0, and below it 0) to its best (1), for a model whose cosines all sit in a
-    narrow band (`embed.ModelSpec.dense_origin`)."""
+    narrow band (`embed.ModelSpec.dense_origin`). `floor`: how far the found-by-meaning
+    floor holds (`meaning_floor`)."""
     top_cos = float(cosine[eligible].max()) if eligible.any() else 1.0
     low = float(cosine[eligible].mean()) if origin == "mean" and eligible.any() else 0.0
     if top_cos > low:
@@ -310,7 +329,7 @@ def _score_fusion(cosine, bm25, eligible, by_meaning, alpha,
     # time), so a note found by meaning is never behind for lack of words, and never
     # ahead of an equally close note just because the query's words are weak evidence.
     speaks = float(lex[hit & eligible].max()) if (hit & eligible).any() else 1.0
-    lex = np.where(by_meaning, np.maximum(lex, dense * speaks), lex)
+    lex = np.where(by_meaning, np.maximum(lex, floor * dense * speaks), lex)
     return (1.0 - alpha) * dense, alpha * lex
 
 
