@@ -148,7 +148,11 @@ def subject_text(condition: str) -> str:
     return " ".join(w.replace("'s", "") for w in said)
 
 
-POSSESSOR = re.compile(r"\b[A-Z][^\W\d_]*['’]s\s+(?P<rest>.*)$")
+# The subject's possessive opens the condition ("Isla's school photos come home", "Dr
+# Osei's office gets back to me"); one later on is its topic ("Mr Okoro replies about
+# Finn's maths set": Mr Okoro is the subject).
+POSSESSOR = re.compile(r"^\s*(?:(?:the|my|our)\s+)?(?:[A-Z][^\W\d_]*\s+)*"
+                       r"[A-Z][^\W\d_]*['’]s\s+(?P<rest>.*)$")
 
 
 def owned_stems(condition: str) -> set[str]:
