@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vaultmem import ledger  # noqa: E402
+from vaultmem import ledger, ledger_reconcile  # noqa: E402
 
 VERBS = ("pay call email send review book renew order fix paint clean buy return check "
          "schedule cancel draft submit update file print sign collect replace measure "
@@ -156,12 +156,12 @@ def _count_ratios() -> None:
 
 def time_matching(n: int, seed: int, reference: bool) -> None:
     lines = make_ledger(n, seed)
-    known = [ledger.Known(f"e{i}", e) for i, e in enumerate(entries(lines))]
+    known = [ledger_reconcile.Known(f"e{i}", e) for i, e in enumerate(entries(lines))]
     truth, edited = zip(*reword(lines, seed + 1), strict=True)
     after = entries(list(edited))
     _RATIOS[0] = 0
     wall, cpu = time.perf_counter(), time.process_time()
-    pairs = ledger._match(known, after)
+    pairs = ledger_reconcile._match(known, after)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     right = sum(1 for ci, ki in pairs.items() if truth[ci] == ki)
     line = (f"match {n:>6} reworded entries: {cpu:7.2f} s cpu {wall:7.2f} s wall  "

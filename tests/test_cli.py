@@ -200,6 +200,30 @@ def test_missing_index_is_one_line_exit_1(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+def test_debug_before_or_after_the_command_raises_the_failure(tmp_path, monkeypatch):
+    """One `--debug`, the root's: written before the command or after it, a failure is
+    raised (a traceback) instead of one line; after `--` it is the command's text."""
+    from vaultmem.errors import NoIndexError
+
+    monkeypatch.delenv("VAULTMEM_DEBUG", raising=False)
+    for argv in (["--debug", "status"], ["status", "--debug"], ["ledger", "--debug"]):
+        with pytest.raises(NoIndexError):
+            main([*argv, "--vault", str(tmp_path)])
+    assert main(["query", "--vault", str(tmp_path), "--", "--debug"]) == 1
+    assert main(["status", "--vault", str(tmp_path)]) == 1
+
+
+def test_mcp_hears_the_one_debug(tmp_path, monkeypatch):
+    from vaultmem.interfaces import cli, mcp_server
+
+    heard = []
+    monkeypatch.setattr(cli, "_stop_at_once", lambda doing: None)  # no signal handlers here
+    monkeypatch.setattr(mcp_server, "serve", lambda *a, debug, **kw: heard.append(debug))
+    assert main(["mcp", "--vault", str(tmp_path), "--debug"]) == 0
+    assert main(["mcp", "--vault", str(tmp_path)]) == 0
+    assert heard == [True, False]
+
+
 def test_bad_usage_exits_2(tmp_path):
     assert run("query", "--vault", str(tmp_path), "-k", "zero").returncode == 2
     assert run("no-such-command").returncode == 2

@@ -166,6 +166,13 @@ def test_filters_never_depend_on_salience(root, capsys, fake_model):
     (("--where", "status"), "--where 'status': write key=value or key!=value"),
     (("--tag", "  "), "--tag '  ' is not a tag"),
     (("--changed-since", "last week"), "--changed-since 'last week' is not a date"),
+    # Before: "is not a date: use YYYY-MM-DD" for a value written as YYYY-MM-DD.
+    (("--changed-since", "2027-02-30"), "--changed-since '2027-02-30' has the form of a date "
+     "but names none (day is out of range for month): give a day that exists"),
+    (("--changed-before", "2027-13-01T10:00"), "--changed-before '2027-13-01T10:00' has the "
+     "form of a date but names none (month must be in 1..12)"),
+    (("--changed-since", "0999-12-31"), "--changed-since 0999-12-31T00:00:00 is out of "
+     "range: give a moment between 1000-01-01 and 9000-12-31"),
     (("--changed-since", "2026-08-10", "--changed-before", "2026-08-10"),
      "--changed-since 2026-08-10 00:00 is not before --changed-before 2026-08-10 00:00"),
     (("--in", "nowhere"), "--in 'nowhere': no indexed note is under it"),
@@ -175,6 +182,16 @@ def test_filters_never_depend_on_salience(root, capsys, fake_model):
 def test_a_bad_filter_is_one_line_and_exit_2(root, capsys, fake_model, args, message):
     err = refused(capsys, root, *args)
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_change_date_past_the_years_a_file_time_holds_is_no_internal_error(
+        root, capsys, fake_model):
+    """File times are stored in nanoseconds, which a 64-bit integer holds from 1677 to
+    2262. Before: `--changed-since 3000-01-01` (or 1000-01-01) was "internal error:
+    OverflowError"."""
+    assert paths(capsys, root, "--changed-since", "3000-01-01") == set()
+    assert paths(capsys, root, "--changed-since", "1000-01-01") == paths(capsys, root)
+    assert paths(capsys, root, "--changed-before", "3000-01-01") == paths(capsys, root)
 
 
 def test_the_library_takes_the_same_filters(root):

@@ -18,6 +18,7 @@ import pytest
 from vaultmem.ledger import parse_ledger
 from vaultmem.text.parse import parse_note
 
+from .ledger_reference import pairs_compared, reworded
 from .test_hardening import load_script
 
 FACTOR = 8
@@ -60,29 +61,13 @@ def test_one_note_line_parses_in_linear_time(unit):
 
 
 def _compared_pairs(monkeypatch, n: int) -> int:
-    """How many (remembered, current) pairs the fuzzy stage looks at for a ledger of n
-    entries with every one reworded. Counted, not timed: every pair looked at passes
-    through `_distinct_blocks` once. The exact ratio is stubbed out: it does not decide
-    which pairs are looked at, and the real one would take minutes here."""
-    import difflib
+    """How many pairs the fuzzy stage looks at for a ledger of n entries with every one
+    reworded (`pairs_compared`)."""
+    from vaultmem import ledger_reconcile
 
-    from vaultmem import ledger
-
-    bench = load_script("bench_ledger")
-    lines = bench.make_ledger(n, seed=3)
-    known = [ledger.Known(f"e{i}", e) for i, e in enumerate(bench.entries(lines))]
-    current = bench.entries([line for _, line in bench.reword(lines, seed=4)])
-    calls = [0]
-    real = ledger._distinct_blocks
-
-    def counted(a, b):
-        calls[0] += 1
-        return real(a, b)
-
-    monkeypatch.setattr(ledger, "_distinct_blocks", counted)
-    monkeypatch.setattr(difflib.SequenceMatcher, "ratio", lambda self: 0.0)
-    ledger._match(known, current)
-    return calls[0]
+    before, after = reworded(load_script("bench_ledger"), n)
+    known = [ledger_reconcile.Known(f"e{i}", e) for i, e in enumerate(before)]
+    return pairs_compared(monkeypatch, lambda: ledger_reconcile._match(known, after))
 
 
 def test_identity_matching_compares_a_near_linear_number_of_pairs(monkeypatch):

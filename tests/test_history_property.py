@@ -6,7 +6,7 @@ ids) and applies edits to it (add, reword, reschedule, complete, cancel, reopen,
 reorder, retarget). Index runs use the real indexer, in-process, with the fake embedder.
 After every run the store is held to the model: every entry that ever reached the store
 is still in `entries` (present or not), its ops are `created` and then exactly one typed
-op per change seen between two runs (in the canonical order of `ledger.revisions`), an
+op per change seen between two runs (in the canonical order of `ledger_reconcile.revisions`), an
 entry with a block id has that id, and no entry's id ever changes.
 
 `OneEditPerRun` indexes after every edit; `EditsBetweenRuns` lets several edits pile up

@@ -1,4 +1,5 @@
-"""Tests for vaultmem.ledger: parsing task lines, rendering them, reconciling two states."""
+"""Tests for vaultmem.ledger (parsing task lines, rendering them) and
+vaultmem.ledger_reconcile (reconciling two states)."""
 
 import re
 from dataclasses import replace
@@ -8,16 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.ledger import (
-    Known,
-    LedgerEntry,
-    LedgerWarning,
-    Revision,
-    new_id,
-    parse_ledger,
-    reconcile,
-    render_entry,
-)
+from vaultmem.ledger import LedgerEntry, LedgerWarning, parse_ledger, render_entry
+from vaultmem.ledger_reconcile import Known, Revision, new_id, reconcile
 
 D = date.fromisoformat
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from vaultmem import ledger
+from vaultmem import ledger, ledger_reconcile
 
 from .ledger_reference import match_exhaustive, similarity
 from .test_hardening import load_script
@@ -21,7 +21,7 @@ bench = load_script("bench_ledger")
 
 def _ledgers(n: int, seed: int):
     lines = bench.make_ledger(n, seed)
-    known = [ledger.Known(f"e{i}", e) for i, e in enumerate(bench.entries(lines))]
+    known = [ledger_reconcile.Known(f"e{i}", e) for i, e in enumerate(bench.entries(lines))]
     truth, edited = zip(*bench.reword(lines, seed + 100), strict=True)
     return known, bench.entries(list(edited)), truth
 
@@ -31,12 +31,12 @@ def _ledgers(n: int, seed: int):
 def test_blocked_matcher_keeps_every_identity_the_exhaustive_one_kept(n, seed):
     known, current, truth = _ledgers(n, seed)
     old = match_exhaustive(known, current)
-    new = ledger._match(known, current)
+    new = ledger_reconcile._match(known, current)
     for ci, ki in old.items():
         assert new.get(ci) == ki, f"{current[ci].action!r}: was {known[ki].entry.action!r}"
     extra = new.keys() - old.keys()
     for ci in extra:
-        assert similarity(known[new[ci]].entry, current[ci]) >= ledger.MATCH_THRESHOLD
+        assert similarity(known[new[ci]].entry, current[ci]) >= ledger_reconcile.MATCH_THRESHOLD
     assert len(extra) <= 0.01 * n
     assert sum(truth[ci] == ki for ci, ki in new.items()) >= 0.98 * n
 
@@ -44,15 +44,15 @@ def test_blocked_matcher_keeps_every_identity_the_exhaustive_one_kept(n, seed):
 def test_entries_sharing_no_word_link_or_date_are_never_compared():
     (a,), _ = ledger.parse_ledger("- [ ] Pay the plumber 📅 2026-08-15 [[Plumber]]")
     (b,), _ = ledger.parse_ledger("- [ ] Water tomatoes")
-    blocks = ledger._Blocks([a], [0])
-    assert blocks.candidates(ledger._Shape(b)) == []
+    blocks = ledger_reconcile._Blocks([a], [0])
+    assert blocks.candidates(ledger_reconcile._Shape(b)) == []
     (c,), _ = ledger.parse_ledger("- [ ] Phone the plumber")
-    assert blocks.candidates(ledger._Shape(c)) == [0]
+    assert blocks.candidates(ledger_reconcile._Shape(c)) == [0]
 
 
 def test_a_common_key_alone_does_not_make_a_block():
-    lines = "\n".join(f"- [ ] Pay bill {i}" for i in range(ledger.BLOCK_CAP + 1))
+    lines = "\n".join(f"- [ ] Pay bill {i}" for i in range(ledger_reconcile.BLOCK_CAP + 1))
     known, _ = ledger.parse_ledger(lines)
-    blocks = ledger._Blocks(known, list(range(len(known))))
+    blocks = ledger_reconcile._Blocks(known, list(range(len(known))))
     (entry,), _ = ledger.parse_ledger("- [ ] Pay bill 7 today")
-    assert blocks.candidates(ledger._Shape(entry)) == [7]
+    assert blocks.candidates(ledger_reconcile._Shape(entry)) == [7]

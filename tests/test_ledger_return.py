@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import Vault, indexer, ledger
-from vaultmem.ledger import Known, parse_ledger, reconcile
+from vaultmem import Vault, indexer
+from vaultmem.ledger import parse_ledger
+from vaultmem.ledger_reconcile import Known, reconcile
 
 from .conftest import ROOT, FakeEmbedder
 
@@ -285,28 +286,15 @@ def test_an_in_place_save_under_watch_keeps_every_id(make_vault, first):
 def test_matching_removed_entries_stays_near_linear(monkeypatch):
     """Every entry of a 4,000-entry ledger removed, then all of them back reworded: the
     removed ones are matched by the same blocked stages (pairs compared, counted)."""
+    from .ledger_reference import pairs_compared, reworded
     from .test_growth import BOUND, FACTOR, load_script
 
     bench = load_script("bench_ledger")
 
     def compared(n: int) -> int:
-        lines = bench.make_ledger(n, seed=3)
-        gone = [Known(f"e{i}", e) for i, e in enumerate(bench.entries(lines))]
-        current = bench.entries([line for _, line in bench.reword(lines, seed=4)])
-        calls = [0]
-        real = ledger._distinct_blocks
-
-        def counted(a, b):
-            calls[0] += 1
-            return real(a, b)
-
-        monkeypatch.setattr(ledger, "_distinct_blocks", counted)
-        import difflib
-
-        monkeypatch.setattr(difflib.SequenceMatcher, "ratio", lambda self: 0.0)
-        reconcile([], current, set(), removed=gone)
-        monkeypatch.undo()
-        return calls[0]
+        before, after = reworded(bench, n)
+        gone = [Known(f"e{i}", e) for i, e in enumerate(before)]
+        return pairs_compared(monkeypatch, lambda: reconcile([], after, set(), removed=gone))
 
     small, large = compared(500), compared(FACTOR * 500)
     assert small > 0 and large / small < BOUND

@@ -18,7 +18,8 @@ from vaultmem import ledger_append
 from vaultmem.errors import UsageError, VaultmemError
 from vaultmem.interfaces.cli import main
 from vaultmem.interfaces.mcp_server import Service, build
-from vaultmem.ledger import MAX_ID_CHARS, parse_ledger
+from vaultmem.ledger import parse_ledger
+from vaultmem.ledger_reconcile import MAX_ID_CHARS
 
 from .conftest import FakeEmbedder
 
@@ -154,6 +155,32 @@ def test_ledger_done_keeps_the_control_characters_the_line_held(make_vault, caps
     assert code == 0, err
     assert "- [x] Call \x85mum\x1b[0m ✅ 2026-08-15 ^mum" in (
         root / "Ledger.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("steps", [
+    [("done", "mum"), ("done", "mum")],
+    [("move", "mum", "--due", "2026-08-20"), ("done", "mum")],
+    [("move", "rent", "--due", "2026-09-05"), ("done", "rent"), ("done", "rent")],
+])
+def test_rewrites_one_after_another_never_multiply_a_held_control_character(
+        make_vault, capsys, steps):
+    """A rewrite may keep the control characters its own line held (the check lets any
+    number of each through): one rewrite after another, each from its own line as
+    written, must neither multiply them nor add one. A recurring entry, checked off,
+    becomes two lines: each keeps the one its line held."""
+    vault = _vault(make_vault, "# Ledger\n\n- [ ] Call \x85mum\x1b[0m ^mum\n"
+                               "- [ ] Pay \x1b[1mrent 🔁 every month 📅 2026-09-01 ^rent\n")
+    root = vault.settings.vault
+    for step in steps:
+        code, _, err = _cli(capsys, "ledger", *step, "--vault", root, "--now", "2026-08-15")
+        assert code in (0, 1), err  # the second `done` of one occurrence may be refused
+        assert "control character" not in err, err
+    lines = (root / "Ledger.md").read_text(encoding="utf-8").split("\n")
+    mum = [line for line in lines if "mum" in line]
+    rent = [line for line in lines if "rent" in line]
+    assert len(mum) == 1 and mum[0].count("\x85") == 1 and mum[0].count("\x1b") == 1
+    assert all(line.count("\x1b") == 1 and "\x85" not in line for line in rent)
+    assert len(rent) == 1 + sum(step[0] == "done" for step in steps if step[1] == "rent")
 
 
 def test_a_rewrite_takes_no_control_character_from_another_line(make_vault):

@@ -11,7 +11,8 @@ import pytest
 from vaultmem import config
 from vaultmem.indexer import index_vault
 from vaultmem.interfaces.cli import main
-from vaultmem.ledger import Known, parse_ledger, reconcile
+from vaultmem.ledger import parse_ledger
+from vaultmem.ledger_reconcile import Known, reconcile
 from vaultmem.store import Store
 
 NOW = datetime(2026, 8, 15, 9, 0)

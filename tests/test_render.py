@@ -162,3 +162,24 @@ def test_ledger_show_of_an_undated_occurrence_says_undated(make_vault, capsys, m
     assert ("occurrence-done  done on 2026-08-16; next undated (🔁 every day); kept as "
             "c-meditate-2026-08-16") in out
     assert "None" not in out
+
+
+def test_the_narrow_ledger_view_keeps_a_note_name_with_a_comma_whole(capsys, monkeypatch):
+    """At 80 columns an entry's notes follow its action, a line breaking between two notes
+    and never inside one. Before: the names were joined with ", " and split again at
+    ", ", so "Smith, John" was two items and a line could end at "Smith,"."""
+    from types import SimpleNamespace
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr(render, "_out_console", None)
+    for length in range(50, 76):  # wherever the action ends, the name moves as one
+        row = {"id": "c-call", "status": "open", "due": None, "fires_from": None,
+               "condition": None, "recurrence": None, "revisions": 1, "unresolved": [],
+               "action": ("Call about the boiler " * 4)[:length].strip(),
+               "notes": ["People/Smith, John.md", "Boiler.md"]}
+        capsys.readouterr()
+        render.ledger_list(SimpleNamespace(results=[row], lost=[]), as_json=False)
+        out = capsys.readouterr().out
+        assert "Smith, John," in out, (length, out)
+        assert not [line for line in out.splitlines() if line.rstrip().endswith("Smith,")], \
+            (length, out)

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import recover
-from vaultmem.errors import BusyError, StoreReadOnlyError
+from vaultmem import Vault, recover
+from vaultmem.errors import BusyError, StoreDamagedError, StoreReadOnlyError
 from vaultmem.interfaces.cli import main
 from vaultmem.ledger import parse_ledger
-from vaultmem.store import Store, writer_lock
+from vaultmem.store import Store, explain, writer_lock
 from vaultmem.store import connection as store_mod
 
-from .conftest import ROOT
+from .conftest import ROOT, FakeEmbedder
 
 pytestmark = pytest.mark.usefixtures("fake_model")  # CLI runs here embed with the fake
 
@@ -322,3 +322,26 @@ def test_the_writer_check_runs_beside_the_walk_and_every_write_waits_for_it(
                                      now=datetime(2026, 8, 3))
     assert report.new == 1 and walking.is_set()
     store.close()
+
+
+def test_a_damaged_store_is_named_even_when_another_vault_was_opened_after_it(make_vault):
+    """Two vaults in one process (a library caller, an MCP host): the damage of the first
+    is named at the first's path, not at the store opened last."""
+    damaged = with_history(make_vault)
+    db = damaged / ".vaultmem" / "vaultmem.db"
+    store = Store.open(db)
+    with store.atomic():  # enough ops rows for the damage to land among them
+        for i in range(3000):
+            store.add_op("2026-08-03T10:00:00", "retrieved", 1, detail={"rank": i % 5})
+    store.close()
+    damage(db, "ops")
+    first = Vault.open(damaged, embedder=FakeEmbedder())
+    other = make_vault({"Note.md": "# Note\n\nA sound vault.\n"}, root=damaged.parent / "b")
+    try:
+        with pytest.raises(sqlite3.DatabaseError) as raised:
+            first.store.execute("SELECT sum(length(detail)) FROM ops").fetchall()
+        known = explain(raised.value)
+        assert isinstance(known, StoreDamagedError)
+        assert str(db) in str(known) and str(other.store.path) not in str(known)
+    finally:
+        first.close()

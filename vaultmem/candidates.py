@@ -20,7 +20,8 @@ from pathlib import PurePosixPath
 from . import appended, form, ledger_append, ledger_sync
 from .config import Settings
 from .errors import NotFoundError, UsageError, VaultmemError
-from .ledger import LedgerEntry, new_id
+from .ledger import LedgerEntry
+from .ledger_reconcile import new_id
 from .schema import SCHEMA
 from .store import Store
 from .store import candidates as cand_rows
@@ -38,13 +39,12 @@ _CHANGES = ("text", "action", "condition", "due", "start")  # what a candidate-c
 # -------------------------------------------------------------------------- index time
 
 
-def sync_note(store: Store, settings: Settings, note_id: int, path: str, parsed,
-              text: str | None, mtime_ns: int | None, stamp: str,
-              found: tuple[list[form.Candidate], date | None] | None = None) -> None:
-    """Form for one (re)parsed note, in the caller's transaction: its candidates found,
-    changed or retired. Ledger notes hold entries, not candidates. `found`: what
-    `find` returned for this note, when the caller ran it already."""
-    drafts, day = found if found is not None else find(settings, path, parsed, text, mtime_ns)
+def sync_note(store: Store, note_id: int, path: str,
+              found: tuple[list[form.Candidate], date | None], stamp: str) -> None:
+    """Form's reading of one (re)parsed note (what `find` returned for it) into the
+    store, in the caller's transaction: its candidates found, changed or retired. Ledger
+    notes hold entries, not candidates."""
+    drafts, day = found
     _reconcile(store, note_id, path, drafts, day, stamp)
 
 

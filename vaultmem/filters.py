@@ -25,6 +25,7 @@ from .store import filters as rows
 from .text.folder import normalize_prefix
 
 _WHERE = re.compile(r"^\s*([^=!]+?)\s*(!?=)\s*(.*?)\s*$", re.DOTALL)
+_DATE_SHAPE = re.compile(r"\s*\d{4}-\d{2}-\d{2}(?:[T ]|\s*$)")  # written as a date
 _LINK = re.compile(r"^\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]$")  # "[[House|the house]]"
 
 
@@ -140,16 +141,32 @@ def _where(value) -> Where:
 
 
 def _moment(value, what: str) -> datetime | None:
-    """A date is its local midnight; a datetime is taken as `--now` takes one."""
-    if value is None or isinstance(value, datetime):
-        return clock.local_naive(value) if value is not None else None
-    if isinstance(value, date):
-        return datetime.combine(value, time())
+    """A date is its local midnight; a datetime is taken as `--now` takes one, within
+    the years vaultmem computes with (`clock.in_range`)."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime.combine(value, time())
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value).strip())
+        except ValueError as exc:
+            raise UsageError(_not_a_moment(value, what, exc)) from None
     try:
-        return clock.parse_now(str(value))
-    except ValueError:
-        raise UsageError(f"`{what}` {value!r} is not a date: use YYYY-MM-DD, or "
-                         "YYYY-MM-DDTHH:MM") from None
+        return clock.in_range(moment)
+    except ValueError as exc:
+        raise UsageError(f"`{what}` {exc}") from None
+
+
+def _not_a_moment(value, what: str, exc: ValueError) -> str:
+    """Why `value` is no moment: not written as a date at all, or written as one that
+    the calendar does not have (February 30th, month 13), with Python's reason."""
+    if _DATE_SHAPE.match(str(value)):
+        return (f"`{what}` {value!r} has the form of a date but names none ({exc}): give a "
+                "day that exists, YYYY-MM-DD or YYYY-MM-DDTHH:MM")
+    return f"`{what}` {value!r} is not a date: use YYYY-MM-DD, or YYYY-MM-DDTHH:MM"
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -220,10 +237,13 @@ def _under(store, titles: dict, folders: tuple[str, ...], select: rows.NoteSelec
     select.folders(exact, other_case, negate)
 
 
+_NS_MIN, _NS_MAX = -2**63, 2**63 - 1  # SQLite's integers: file times in ns, 1677 to 2262
+
+
 def _ns_range(filters: Filters) -> list:
     low = filters.changed_since.timestamp() * 1e9 if filters.changed_since else -1.0
     high = filters.changed_before.timestamp() * 1e9 if filters.changed_before else 1e30
-    return [int(low), high]
+    return [min(max(int(low), _NS_MIN), _NS_MAX), high]
 
 
 def _top_folders(paths: list[str]) -> str:

@@ -607,12 +607,12 @@ def _sentence(unit: Unit, start: int, sentence: str, day: date, found: Found,
             ctx.reject(found, f"someone else's action (“{who}”)")
             return
         rest = sentence[item.end():]
-        ctx.emit(found, rest, "obligation", 0.8, ["an action item"], rest_offset=item.end())
+        _emit(ctx, found, _Said(rest, "obligation", 0.8, ["an action item"], item.end()))
         return
     todo = _TODO.match(sentence)
     if todo:
         rest = todo.group("rest")
-        ctx.emit(found, rest, "todo", 0.9, ["a TODO"], rest_offset=len(sentence) - len(rest))
+        _emit(ctx, found, _Said(rest, "todo", 0.9, ["a TODO"], len(sentence) - len(rest)))
         return
     if sentence.rstrip().endswith("?") or re.search(r"\b(?:whether|if)\s+(?:i|we)\s+(?:should|"
                                                    r"need|have|must|ought)\b", sentence, re.I):
@@ -719,15 +719,6 @@ class _Context:
         return [replace(d, start=d.start + base, end=d.end + base)
                 for d in _dates(self.unit.text[base:self.start], self.day)]
 
-    def emit(self, found: Found, rest: str, family: str, confidence: float, why: list[str],
-             *, rest_offset: int, clause_start: int = 0, condition: str | None = None,
-             subject: str = "", dates_from: int | None = None,
-             promisee: str | None = None, needs_date: bool = False) -> None:
-        _emit(self, found, rest, family, confidence, why, rest_offset=rest_offset,
-              clause_start=clause_start, condition=condition, subject=subject,
-              dates_from=clause_start if dates_from is None else dates_from,
-              promisee=promisee, needs_date=needs_date)
-
     def later_in_sentence(self) -> list[DateMention]:
         """Future dates in the rest of the sentence when this piece of it ends at a
         semicolon or a dash ("… from May; first meeting is 6 May."), offsets past its end."""
@@ -816,12 +807,11 @@ def _cued(ctx: _Context, cue, found: Found) -> bool:
         _prohibition(ctx, found, m, confidence, why, clause_start)
         return True
     if family in _WHOLE:  # "Dentist moved my appointment to the 8th": the sentence is it
-        ctx.emit(found, sentence, family, confidence, why, rest_offset=0, clause_start=0,
-                 needs_date=True)
+        _emit(ctx, found, _Said(sentence, family, confidence, why, 0, needs_date=True))
         return True
-    ctx.emit(found, rest, family, confidence, why, rest_offset=m.end(),
-             clause_start=clause_start, condition=condition, subject=thing,
-             promisee=_promisee(m.group(0)) if family == "promise" else None)
+    _emit(ctx, found, _Said(rest, family, confidence, why, m.end(), clause_start=clause_start,
+                           condition=condition, subject=thing,
+                           promisee=_promisee(m.group(0)) if family == "promise" else None))
     return True
 
 
@@ -834,8 +824,8 @@ def _prohibition(ctx: _Context, found: Found, m: re.Match, confidence: float,
     commitment only for a day or an occasion, and it keeps its "don't" ("Don't repeat
     that", a lesson, is none, and never becomes "Repeat that")."""
     before = len(found.candidates)
-    ctx.emit(found, ctx.sentence[m.start():], "reminder", confidence, why,
-             rest_offset=m.start(), clause_start=clause_start)
+    _emit(ctx, found, _Said(ctx.sentence[m.start():], "reminder", confidence, why, m.start(),
+                           clause_start=clause_start))
     made = found.candidates[before:]
     if not made or made[-1].due is not None or made[-1].condition is not None:
         return
@@ -1050,8 +1040,8 @@ def _conditional(ctx: _Context, lead: re.Match, found: Found) -> bool:
         return False
     condition = cond if conj in _BARE_CONJ else f"{conj} {cond}"
     why.append(f"on a condition: “{conj} {cond}”")
-    ctx.emit(found, rest, "conditional", confidence, why, rest_offset=offset,
-             condition=condition, clause_start=main_offset, dates_from=0)
+    _emit(ctx, found, _Said(rest, "conditional", confidence, why, offset,
+                           clause_start=main_offset, condition=condition, dates_from=0))
     return True
 
 
@@ -1146,8 +1136,8 @@ def _instruction(ctx: _Context, found: Found) -> None:
         confidence, why = 0.35, ["an instruction"]
     if relayed:
         why.append("relayed")
-    ctx.emit(found, sentence[offset:], "instruction", confidence, why, rest_offset=offset,
-             clause_start=offset, dates_from=0)
+    _emit(ctx, found, _Said(sentence[offset:], "instruction", confidence, why, offset,
+                           clause_start=offset, dates_from=0))
 
 
 _OBJECT = re.compile(r"^\W*(?:(?:please|also|then|and|just|definitely|still|so)\s+)?[A-Za-z]+"
@@ -1170,82 +1160,146 @@ _TODO_LEAD = re.compile(r"\b(?:to\s*-?\s*do|todo|need\s+to|must|don'?t\s+forget|
 # -------------------------------------------------------------------------- the result
 
 
-def _emit(ctx: _Context, found: Found, rest: str, family: str, confidence: float,
-          why: list[str], *, rest_offset: int, clause_start: int, condition: str | None,
-          subject: str, dates_from: int, promisee: str | None = None,
-          needs_date: bool = False) -> None:
+@dataclass
+class _Said:
+    """A sentence read as a commitment, as its reader found it: the text from the action
+    on (`rest`, at `rest_offset` in the sentence), its family, how sure the reading is
+    and why. `_emit` settles its date, condition and action; its steps add to `why`,
+    `confidence` and `condition` as they find more."""
+
+    rest: str
+    family: str
+    confidence: float
+    why: list[str]
+    rest_offset: int
+    clause_start: int = 0  # where the action's clause starts in the sentence
+    condition: str | None = None
+    subject: str = ""  # put before the action ("the boiler needs …": about a thing)
+    dates_from: int | None = None  # where its own dates may start (default: clause_start)
+    promisee: str | None = None
+    needs_date: bool = False  # the whole sentence is the action: a candidate only if dated
+
+    @property
+    def own_dates_from(self) -> int:
+        return self.clause_start if self.dates_from is None else self.dates_from
+
+
+@dataclass
+class _When:
+    """The date a candidate is due by, as `_emit` settles it."""
+
+    mention: DateMention | None
+    borrowed: bool = False  # said in the sentence (or the block) before
+    ahead: bool = False  # due the day before the date ("before then")
+
+
+def _emit(ctx: _Context, found: Found, said: _Said) -> None:
     """Turn a recognised sentence into a candidate: its date, condition and action."""
-    sentence, day = ctx.sentence, ctx.day
-    clause_end = len(sentence) if needs_date else _clause_end(sentence, rest_offset)
-    mentions = _dates(sentence, day)
-    mention = _pick_date(mentions, dates_from, clause_end)
-    action = rest[: max(0, clause_end - rest_offset)]
-    if condition is None:
-        tail = _CONDITION_TAIL.search(action)
-        if tail and not _date_only(tail.group("cond"), day):
-            condition = _as_condition(tail.group("conj"), tail.group("cond"))
-            if condition:
-                action = action[:tail.start()]
-                why.append(f"on a condition: “{' '.join(tail.group(0).split()).strip(' ,.;')}”")
-                confidence += 0.05
-    borrowed = ahead = False  # ahead: due the day before the date ("before then")
-    then = _THEN.search(sentence[clause_start:clause_end]) if mention is None else None
-    if then:
-        ahead = then.group(0).lower().startswith("before")
-        # "…on the 27th, so I need to get it in before then": the nearest date said before
-        same = [d for d in mentions if d.start < rest_offset and not d.past]
-        before = [d for d in ctx.earlier if not d.past] or ctx.in_previous_block()
-        mention = min(same, key=lambda d: d.day) if same else (before[-1] if before else None)
-        borrowed = not same and mention is not None
-        if mention is not None:
-            action = _THEN.sub("", action)
-    if not borrowed and (mention is None or mention.vague):
-        other = _in_other_clause(mentions, dates_from, clause_end, mention,
-                                 ctx.later_in_sentence())
-        if other is not None:
-            if mention is not None:  # "from May" gives way to "6 May": not the action's
-                action = _remove_date(action, mention, rest_offset)
-            mention = other
-            why.append(f"“{other.text}” elsewhere in the sentence")
-    if mention is None and not any(dates_from <= d.start < clause_end for d in mentions):
-        before = [d for d in ctx.earlier if not d.past]
-        if before and ctx.earlier_sentence_is_last(before[-1]):
-            mention, borrowed = before[-1], True
-    if mention is not None and mention.past:
+    sentence = ctx.sentence
+    clause_end = len(sentence) if said.needs_date else _clause_end(sentence, said.rest_offset)
+    mentions = _dates(sentence, ctx.day)
+    action = _condition_tail(said, said.rest[: max(0, clause_end - said.rest_offset)], ctx.day)
+    when, action = _when(ctx, said, mentions, clause_end, action)
+    if when.mention is not None and when.mention.past:
         if not any(not d.past for d in mentions):
-            ctx.reject(found, f"past (“{mention.text}”)")
+            ctx.reject(found, f"past (“{when.mention.text}”)")
             return
-        mention = None
-    if needs_date and (mention is None or borrowed):
+        when.mention = None
+    if said.needs_date and (when.mention is None or when.borrowed):
         return
-    if mention in mentions and _before_event(sentence[:mention.start], mention):
-        ahead = True
-    start, due = due_window(mention, ahead) if mention is not None else (None, None)
-    if mention is not None and borrowed:
-        why.append(f"“{mention.text}” in the sentence before, " + _reading(mention, start, due))
-    elif needs_date:
-        why.append(_reading(mention, start, due))
-        confidence += 0.1
-    elif mention is not None:
-        action = _remove_date(action, mention, rest_offset)
-        why.append(_reading(mention, start, due))
-        confidence += 0.1
-    if _DONE.search(sentence[clause_end:]) or _DONE.search(sentence[clause_start:rest_offset]) \
-            or _DID.search(sentence[rest_offset:]) or _MARKED_DONE.search(sentence):
+    if when.mention in mentions and _before_event(sentence[:when.mention.start], when.mention):
+        when.ahead = True
+    start, due = (None, None) if when.mention is None else due_window(when.mention, when.ahead)
+    action = _say_when(said, when, action, start, due)
+    if _already_done(sentence, said, clause_end):
         ctx.reject(found, "already done")
         return
-    action = _clean_action(f"{subject} {action}" if subject else action)
-    if promisee:
-        action = _name_the_promisee(action, promisee)
+    action = _clean_action(f"{said.subject} {action}" if said.subject else action)
+    if said.promisee:
+        action = _name_the_promisee(action, said.promisee)
     if not action:
         return
     if len(action.split()) < 2:
-        confidence -= 0.1
-    confidence = round(max(0.05, min(0.95, confidence)), 2)
+        said.confidence -= 0.1
+    confidence = round(max(0.05, min(0.95, said.confidence)), 2)
     found.candidates.append(Candidate(
-        _key(sentence), ctx.line, sentence, action, _clean_condition(condition),
-        due, mention.text if mention else None, start, family, confidence, tuple(why),
-        ctx.links))
+        _key(sentence), ctx.line, sentence, action, _clean_condition(said.condition),
+        due, when.mention.text if when.mention else None, start, said.family, confidence,
+        tuple(said.why), ctx.links))
+
+
+def _condition_tail(said: _Said, action: str, day: date) -> str:
+    """The action without a condition that ends it ("… when the quote arrives"), which
+    becomes the candidate's condition unless its reader found one already."""
+    if said.condition is not None:
+        return action
+    tail = _CONDITION_TAIL.search(action)
+    if tail and not _date_only(tail.group("cond"), day):
+        said.condition = _as_condition(tail.group("conj"), tail.group("cond"))
+        if said.condition:
+            action = action[:tail.start()]
+            said.why.append(f"on a condition: “{' '.join(tail.group(0).split()).strip(' ,.;')}”")
+            said.confidence += 0.05
+    return action
+
+
+def _when(ctx: _Context, said: _Said, mentions: list[DateMention], clause_end: int,
+          action: str) -> tuple[_When, str]:
+    """The date the action is due by, and the action without the words that took it
+    elsewhere: a date in its clause; for "before then", the nearest date said before; a
+    vague one gives way to an exact one elsewhere in the sentence; else the date of the
+    sentence just before."""
+    dates_from = said.own_dates_from
+    when = _When(_pick_date(mentions, dates_from, clause_end))
+    then = _THEN.search(ctx.sentence[said.clause_start:clause_end]) if when.mention is None \
+        else None
+    if then:
+        when.ahead = then.group(0).lower().startswith("before")
+        # "…on the 27th, so I need to get it in before then": the nearest date said before
+        same = [d for d in mentions if d.start < said.rest_offset and not d.past]
+        before = [d for d in ctx.earlier if not d.past] or ctx.in_previous_block()
+        when.mention = min(same, key=lambda d: d.day) if same else (before[-1] if before
+                                                                    else None)
+        when.borrowed = not same and when.mention is not None
+        if when.mention is not None:
+            action = _THEN.sub("", action)
+    if not when.borrowed and (when.mention is None or when.mention.vague):
+        other = _in_other_clause(mentions, dates_from, clause_end, when.mention,
+                                 ctx.later_in_sentence())
+        if other is not None:
+            if when.mention is not None:  # "from May" gives way to "6 May": not the action's
+                action = _remove_date(action, when.mention, said.rest_offset)
+            when.mention = other
+            said.why.append(f"“{other.text}” elsewhere in the sentence")
+    if when.mention is None and not any(dates_from <= d.start < clause_end for d in mentions):
+        before = [d for d in ctx.earlier if not d.past]
+        if before and ctx.earlier_sentence_is_last(before[-1]):
+            when.mention, when.borrowed = before[-1], True
+    return when, action
+
+
+def _say_when(said: _Said, when: _When, action: str, start: date | None,
+              due: date | None) -> str:
+    """Why the candidate is due when it is (a reason, and more confidence for a date of
+    its own); the action without the date's words when they were in it."""
+    if when.mention is not None and when.borrowed:
+        said.why.append(f"“{when.mention.text}” in the sentence before, "
+                        + _reading(when.mention, start, due))
+    elif said.needs_date:
+        said.why.append(_reading(when.mention, start, due))
+        said.confidence += 0.1
+    elif when.mention is not None:
+        action = _remove_date(action, when.mention, said.rest_offset)
+        said.why.append(_reading(when.mention, start, due))
+        said.confidence += 0.1
+    return action
+
+
+def _already_done(sentence: str, said: _Said, clause_end: int) -> bool:
+    """Whether the sentence says the thing is done ("already", "… and I did", "✅")."""
+    return bool(_DONE.search(sentence[clause_end:])
+                or _DONE.search(sentence[said.clause_start:said.rest_offset])
+                or _DID.search(sentence[said.rest_offset:]) or _MARKED_DONE.search(sentence))
 
 
 _CLAUSE_END = re.compile(r",\s*(?:but|though|although|otherwise|whereas|so\s+that|which|"

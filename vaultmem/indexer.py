@@ -26,8 +26,10 @@ from .store.runs import RunFlags
 from .text import languages
 from .text.folder import (
     ChangePlan,
+    FileStat,
     NotRegular,
     OutsideVault,
+    Scan,
     TooLarge,
     content_hash,
     folder_identity,
@@ -118,13 +120,40 @@ class _Reader:
         return content_hash(data)
 
 
+@dataclass
+class _Run:
+    """One index run: what every step reads (the store, the settings, the run's time)
+    and fills (the report); made once by `index_vault` and handed down."""
+
+    store: Store
+    settings: Settings
+    embedder: Embedder
+    now: datetime
+    report: IndexReport
+    progress: Progress | None
+    full: bool  # every note parsed again (`--full`, or a migration asked for it)
+
+    @property
+    def stamp(self) -> str:
+        return self.now.isoformat(timespec="seconds")
+
+
+@dataclass
+class _Walk:
+    """The vault as the run found it, and the plan made from it against the store."""
+
+    folder: tuple[int, int]  # the vault folder's identity: the same folder to the end
+    found: Scan
+    reader: _Reader
+    states: dict  # the stored notes the plan was made from (still current: the lock)
+    plan: ChangePlan
+
+
 def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: datetime,
                 full: bool = False, progress: Progress | None = None) -> IndexReport:
     """Bring the store up to date with the vault on disk."""
     started = time.perf_counter()
     now = clock.local_naive(now)
-    stamp = now.isoformat(timespec="seconds")
-    report = IndexReport()
     folder = folder_identity(settings.vault)
     if folder is None:
         raise VaultGoneError(settings.vault)
@@ -134,10 +163,11 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     reader = _Reader(settings.vault, found.files, settings.max_file_bytes)
     # A migration may ask for one re-parse of everything (to fill tables it added).
     flags = RunFlags(store)
-    full = full or flags.reparse_all
+    run = _Run(store, settings, embedder, now, IndexReport(), progress,
+               full or flags.reparse_all)
     states = store.note_states()
-    plan = plan_changes(found.files, states, reader.hash_of, full=full)
-    quiet = not (full or plan.changed or plan.touched or flags.links_pending() is not None
+    plan = plan_changes(found.files, states, reader.hash_of, full=run.full)
+    quiet = not (run.full or plan.changed or plan.touched or flags.links_pending() is not None
                  or flags.lifecycle_dirty)
     settled = _settled(store, embedder.fingerprint) if quiet else None
     if settled and store.checked_within(CHECK_EVERY):
@@ -145,13 +175,13 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     elif flags.is_settled:
         with store.atomic():  # before any change: a run killed from here on counts again
             flags.unsettle()
-    run_id = store.start_run("index", stamp)
+    run_id = store.start_run("index", run.stamp)
     try:
-        _steps(store, settings, embedder, now, full, progress, folder, found, reader, states,
-               plan, settled, report)
+        _steps(run, _Walk(folder, found, reader, states, plan), settled)
     except BaseException as exc:
         stopped(store, run_id, exc)
         raise
+    report = run.report
     report.warnings = [IndexWarning(*w) for w in report.warnings]
     report.seconds = round(time.perf_counter() - started, 3)
     store.finish_run(run_id, clock.now().isoformat(timespec="seconds"), "ok",
@@ -171,53 +201,53 @@ def stopped(store: Store, run_id: int, exc: BaseException) -> None:
         pass
 
 
-def _steps(store, settings, embedder, now, full, progress, folder, found, reader, states,
-           plan, settled, report) -> None:
+def _steps(run: _Run, walk: _Walk, settled: dict | None) -> None:
     """The run once it is recorded: apply the plan, resolve links, embed, settle."""
-    stamp = now.isoformat(timespec="seconds")
+    store, settings, report = run.store, run.settings, run.report
     # Every step after _apply is driven by a flag written in the same transaction as the
     # change that needs it, so a run killed half-way is finished by the next one.
-    _apply(store, settings, plan, states, found, reader, stamp, report, progress)
-    if folder_identity(settings.vault) != folder:
+    _apply(run, walk)
+    if folder_identity(settings.vault) != walk.folder:
         # The reads of a vault being deleted fail one by one; none of them is a deletion.
         raise VaultGoneError(settings.vault)
     flags = RunFlags(store)
     pending = flags.links_pending()
     if pending is not None:
-        _resolve_links(store, stamp, report, pending)
+        _resolve_links(store, run.stamp, report, pending)
     if not settled:
         _fill_languages(store)
     if ledger_sync.refresh_views(store):  # the matcher's texts of each open entry
         settled = None  # new view texts (after an upgrade): embed them
-    report.embedded = 0 if settled else embed_missing(store, embedder, progress)
+    report.embedded = 0 if settled else embed_missing(store, run.embedder, run.progress)
     if flags.lifecycle_dirty:
-        prospective.refresh_lifecycle(store, settings, now)
+        prospective.refresh_lifecycle(store, settings, run.now)
         with store.atomic():
             flags.set_lifecycle_dirty(False)
-    if full:
+    if run.full:
         with store.atomic():
             flags.reparsed()
     counts = settled["links"] if settled else _count_links(store)
     for key, field_name in LINK_FIGURES:
         setattr(report, field_name, counts[key])
     report.languages = (settled or {}).get("languages") or store.language_counts()
-    walk_warnings = [(p, None, m) for p, m in found.warnings]
-    if not found.files:  # an empty or a wrong folder: say so, rather than "0 new"
+    walk_warnings = [(p, None, m) for p, m in walk.found.warnings]
+    if not walk.found.files:  # an empty or a wrong folder: say so, rather than "0 new"
         walk_warnings.append(("", None, f"no markdown notes found under {settings.vault}: "
                               "is it the vault folder (the one holding your .md notes)?"))
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
-        flags.settle({"fingerprint": embedder.fingerprint, "links": counts,
+        flags.settle({"fingerprint": run.embedder.fingerprint, "links": counts,
                       "languages": report.languages,
                       "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]})
     report.warnings[:0] = walk_warnings
     report.multilingual = multilingual_advice(report.languages, settings)
 
 
-def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, report,
-           progress) -> None:
-    """`states`: the stored notes the plan was made from (this process holds the writer
-    lock, so they are still current)."""
+def _apply(run: _Run, walk: _Walk) -> None:
+    """The plan into the store: deletions, moves and touched files in one transaction,
+    then every note to read, 500 to a transaction."""
+    store, stamp, report = run.store, run.stamp, run.report
+    plan, states = walk.plan, walk.states
     report.unchanged, report.touched = plan.unchanged, len(plan.touched)
     report.reparsed = len(plan.reparse)
     report.deleted, report.moved = len(plan.deleted), len(plan.moved)
@@ -227,7 +257,7 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
             store.drop_from_search(states[path].id)
             store.add_op(stamp, "deleted", states[path].id, detail={"path": path})
             if entries.present_in_ledger(store, path):
-                _sync_ledger(store, path, states[path].id, None, stamp, report)
+                _sync_ledger(run, ledger_sync.LedgerRead(path, states[path].id, None))
             prospective.remove_note_items(store, states[path].id, stamp)
             _candidates().retire_note(store, states[path].id, stamp)
         for old, new in plan.moved:
@@ -236,7 +266,7 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
             store.add_op(stamp, "moved", states[old].id, detail={"from": old, "to": new})
             entries.move_ledger(store, old, new)
         for path in plan.touched:
-            st = found.files[path]
+            st = walk.found.files[path]
             store.update_note(states[path].id, {"size": st.size, "mtime_ns": st.mtime_ns})
         store.drop_warnings([*plan.deleted, *(old for old, _ in plan.moved)])
         if plan.deleted or plan.moved:
@@ -252,12 +282,11 @@ def _apply(store, settings, plan: ChangePlan, states, found, reader, stamp, repo
             with store.atomic():
                 scope: set[int] | None = set()
                 for path, kind in todo[start:start + 500]:
-                    own = _index_file(store, settings, path, kind, found.files[path], reader,
-                                      plan, stamp, report, budget)
+                    own = _index_file(run, walk, path, kind, budget)
                     scope = None if own is None or scope is None else scope | own
                 _mark_dirty(store, scope)
-            if progress:
-                progress("parse", min(start + 500, len(todo)), len(todo))
+            if run.progress:
+                run.progress("parse", min(start + 500, len(todo)), len(todo))
     finally:
         budget.close()
 
@@ -275,18 +304,20 @@ def _mark_dirty(store: Store, links: set[int] | None = None) -> None:
     store.bump_generation()
 
 
-def _index_file(store, settings, path, kind, st, reader, plan, stamp,
-                report, budget: Budget | None = None) -> set[int] | None:
+def _index_file(run: _Run, walk: _Walk, path: str, kind: str,
+                budget: Budget | None = None) -> set[int] | None:
     """Parse one new/modified/moved/reparsed file and replace its rows; log what happened.
 
     A ledger note's entries are reconciled in the same transaction as the note row.
     Returns the ids of notes whose links need resolving: this note's own when it only
     changed its text, None (every link) when it added or changed a name links resolve to.
     """
+    store, settings, stamp, report = run.store, run.settings, run.stamp, run.report
+    st: FileStat = walk.found.files[path]
     prior = notes.state_of(store, path)
-    data = reader.read(path)
+    data = walk.reader.read(path)
     if data is None:
-        error = reader.errors.get(path, "unreadable")
+        error = walk.reader.errors.get(path, "unreadable")
         if error == VANISHED:  # passing: reported by this run, not kept as the file's own
             report.warnings.append((path, None, error))
             return set()
@@ -297,12 +328,13 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
                                      "first_seen": stamp, "changed_at": stamp})
             return None
         return set()
-    digest = plan.hashes.get(path) or content_hash(data)
+    digest = walk.plan.hashes.get(path) or content_hash(data)
     text, problem = decode(data)
     try:
         parsed, drafts = _read_note(settings, path, text, st, budget)
     except OverBudget:  # the safety net: the note is indexed by its name, nothing lost
-        parsed, drafts = _parse().parse_note("", path), None
+        parsed = _parse().parse_note("", path)
+        drafts = _candidates().find(settings, path, parsed, None, st.mtime_ns)
         text, problem = None, (f"took over {PARSE_BUDGET:g} s of CPU to read: indexed by its "
                                "name only (a note should never take that long: please report "
                                "it, with the note if you can)")
@@ -316,15 +348,15 @@ def _index_file(store, settings, path, kind, st, reader, plan, stamp,
     chunks = _chunk_rows(parsed) if text is not None else []
     store.replace_note_parts(note_id, chunks, links, parsed.tags, parsed.aliases, parsed.title)
     _sync_items(store, note_id, path, parsed, prior is None, stamp)
-    _candidates().sync_note(store, settings, note_id, path, parsed, text, st.mtime_ns, stamp,
-                            drafts)
+    _candidates().sync_note(store, note_id, path, drafts, stamp)
     if text is None and entries.present_in_ledger(store, path):
         _keep_unreadable_ledger(store, path, report)
     elif ledger_sync.is_ledger(path, fields["type"], settings):
-        _sync_ledger(store, path, note_id, text or "", stamp, report, parsed.outline,
-                     _stood_still(settings, path, digest), (st.mtime_ns, digest))
+        _sync_ledger(run, ledger_sync.LedgerRead(
+            path, note_id, text or "", parsed.outline, _stood_still(settings, path, digest),
+            (st.mtime_ns, digest)))
     elif entries.present_in_ledger(store, path):  # no longer a ledger: its entries are removed
-        _sync_ledger(store, path, note_id, None, stamp, report)
+        _sync_ledger(run, ledger_sync.LedgerRead(path, note_id, None))
     if kind not in ("moved", "reparse"):
         op = "created" if prior is None else ("restored" if prior[1] else "modified")
         store.add_op(stamp, op, note_id, detail={"path": path, "hash": digest})
@@ -377,16 +409,14 @@ def _sync_items(store, note_id, path, parsed, is_new, stamp) -> None:
     prospective.sync_note_items(store, note_id, path, drafts, created, stamp)
 
 
-def _sync_ledger(store: Store, path: str, note_id, text, stamp: str, report,
-                 outline=None, settle=None, read=None) -> None:
+def _sync_ledger(run: _Run, note: ledger_sync.LedgerRead) -> None:
     """Reconcile one ledger note: typed revisions into the ops log, line warnings kept.
     Appended lines found lost are reported by this run; `status` names them until they
     are restored or dropped (they are not line warnings of the file)."""
     lost: list[str] = []
-    warnings = ledger_sync.sync_ledger(store, path, note_id, text, stamp, outline, settle,
-                                       read, lost)
-    store.replace_warnings("ledger", [path], warnings)
-    report.warnings.extend(warnings + [(path, None, message) for message in lost])
+    warnings = ledger_sync.sync_ledger(run.store, note, run.stamp, lost)
+    run.store.replace_warnings("ledger", [note.path], warnings)
+    run.report.warnings.extend(warnings + [(note.path, None, message) for message in lost])
 
 
 LEDGER_SETTLE = 0.2  # seconds: far longer than an editor takes between truncate and write

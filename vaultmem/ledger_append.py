@@ -36,7 +36,8 @@ from datetime import date
 from pathlib import Path
 
 from .errors import DiskFullError, UsageError, VaultmemError
-from .ledger import LedgerEntry, new_id, parse_ledger
+from .ledger import LedgerEntry, parse_ledger
+from .ledger_reconcile import new_id
 from .schema import SCHEMA
 from .text.folder import content_hash, opened_path, within
 

@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
 from . import appended
 from .config import Settings
 from .embed import embed_text
-from .ledger import Known, LedgerEntry, parse_ledger, reconcile
+from .ledger import LedgerEntry, parse_ledger
+from .ledger_reconcile import Known, reconcile
 from .store import Store, entries, notes
 from .store.runs import RunFlags
 from .text.folder import content_hash
@@ -62,25 +63,37 @@ def entry_from_json(text: str) -> LedgerEntry:
     return LedgerEntry(**data)
 
 
-def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
-                stamp: str, outline: Outline | None = None,
-                settle: Callable[[], bool] | None = None, read: tuple[int, str] | None = None,
-                lost: list[str] | None = None) -> list[tuple[str, int | None, str]]:
-    """Reconcile one ledger note with what the store knows; return its line warnings.
+@dataclass(frozen=True)
+class LedgerRead:
+    """A ledger note as an index run read it.
 
     `text` None means the note is gone or no longer a ledger: its entries are removed.
     `outline` is the note's, when the indexer already parsed it. `settle()`, called only
     when the text would remove an entry, says whether the file still holds that text
     after a short wait (see the module's docstring). `read`: the file's modification time
-    and content hash as read; lines vaultmem appended that this read finds saved over
-    are added to `lost` (`appended.check`).
+    and content hash as read, to find lines vaultmem appended that were saved over.
     """
-    found, warnings = parse_ledger(text, outline) if text is not None else ([], [])
+
+    path: str
+    note_id: int | None
+    text: str | None
+    outline: Outline | None = None
+    settle: Callable[[], bool] | None = None
+    read: tuple[int, str] | None = None
+
+
+def sync_ledger(store: Store, note: LedgerRead, stamp: str, lost: list[str] | None = None
+                ) -> list[tuple[str, int | None, str]]:
+    """Reconcile one ledger note with what the store knows; return its line warnings.
+    Lines vaultmem appended that this read finds saved over are added to `lost`
+    (`appended.check`)."""
+    path, note_id, text = note.path, note.note_id, note.text
+    found, warnings = parse_ledger(text, note.outline) if text is not None else ([], [])
     known = [Known(entry_id, entry_from_json(entry))
              for entry_id, entry in entries.present_in(store, path)]
     changes = reconcile(known, found, entries.ids(store), _removed(store, path, found))
     if text is not None and any(entry is None for _, entry, _ in changes):
-        held = _held_back(path, text, len(known), settle)
+        held = _held_back(path, text, len(known), note.settle)
         if held is not None:
             return [(path, None, held)]
     for entry_id, entry, revisions in changes:
@@ -90,7 +103,7 @@ def sync_ledger(store: Store, path: str, note_id: int | None, text: str | None,
             _write_entry(store, entry_id, path, entry, stamp)
         for rev in revisions:
             store.add_op(stamp, rev.kind, note_id, entry_id, rev.detail)
-    saved_over = appended.check(store, path, changes, read, stamp)
+    saved_over = appended.check(store, path, changes, note.read, stamp)
     if lost is not None:
         lost.extend(saved_over)
     return [(path, w.line, w.message) for w in warnings]

@@ -32,7 +32,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document o
 NowOpt = Annotated[str | None, typer.Option(
     "--now", help="The current time, ISO date or datetime (default: the system clock).",
     show_default=False)]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
+DebugOpt = Annotated[bool, typer.Option(
+    "--debug", help="Show the traceback of a failure (also VAULTMEM_DEBUG=1); taken before "
+                    "or after the command.")]
 
 
 def _complete_note(ctx: typer.Context, incomplete: str):
@@ -87,10 +89,21 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: Annotated[bool, typer.Option(
+def _root(ctx: typer.Context, version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True,
-        help="Print the version and exit.")] = False) -> None:
+        help="Print the version and exit.")] = False, debug: DebugOpt = False) -> None:
     """A forward-looking memory for a markdown notes vault."""
+    ctx.obj = {"debug": debug}  # for the commands that pass it on (`mcp`)
+
+
+def _take_debug(argv: list[str]) -> tuple[bool, list[str]]:
+    """`--debug` is the root's option, written anywhere before `--` (after the command
+    too): it is moved in front of the command, where the root reads it."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    if "--debug" not in argv[:end]:
+        return False, argv
+    rest = [a for a in argv[:end] if a != "--debug"]
+    return True, ["--debug", *rest, *argv[end:]]
 
 
 @app.command()
@@ -101,7 +114,6 @@ def index(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Move the store aside (kept) and "
                                           "rebuild it from the vault with its history.")] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """Parse the vault into the store (incremental; --full re-parses everything)."""
     from . import render
@@ -212,7 +224,6 @@ def query(
         "--editor", help="Open the first result in $EDITOR instead (implies --open).")] = False,
     fmt: FormatOpt = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """Rank notes for TEXT."""
     from . import render
@@ -247,8 +258,8 @@ def _open_first(root: Path, result, editor: bool) -> None:
 
 
 @app.command()
-def salience(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-             debug: DebugOpt = False) -> None:
+def salience(vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None,
+             json_: JsonOpt = False) -> None:
     """Recompute every note's standing salience and its components (nightly, from cron)."""
     from . import render
 
@@ -266,7 +277,6 @@ def due(
     horizon: Annotated[int, typer.Option(
         "--horizon", min=0, help="Also list what comes up within this many days.")] = 7,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """The due set now: overdue, due today, triggered by --context, and upcoming; and why."""
     from . import render
@@ -292,7 +302,7 @@ def ledger_list(
         "--all", help="Include done, cancelled and removed entries.")] = False,
     prospective: Annotated[bool, typer.Option(
         "--prospective", help="List plans, ideas, decisions, questions and insights.")] = False,
-    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
 ) -> None:
     """List ledger entries with status and history counts."""
     if ctx.invoked_subcommand:
@@ -310,7 +320,7 @@ def ledger_list(
 def ledger_show(
     entry_id: Annotated[str, typer.Argument(metavar="ID", help="An entry id from `ledger`.",
                                             autocompletion=_complete_entry)],
-    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
 ) -> None:
     """One entry's full history of revisions."""
     from . import render
@@ -341,7 +351,6 @@ def ledger_add(
     project: Annotated[str | None, typer.Option(
         "--project", help="Its project.", show_default=False)] = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """Append one commitment to the ledger note, with a new block id (other lines untouched),
     and bring the index in step with it."""
@@ -366,8 +375,7 @@ OnOpt = Annotated[str | None, typer.Option(
 
 @ledger_app.command("done")
 def ledger_done(entry_id: EntryArg, on: OnOpt = None, vault: VaultOpt = None,
-                db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-                debug: DebugOpt = False) -> None:
+                db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False) -> None:
     """Check a commitment off: its line gets ✅ and the day, as Obsidian Tasks writes it (a
     recurring one also gets its next occurrence)."""
     from . import render
@@ -379,8 +387,7 @@ def ledger_done(entry_id: EntryArg, on: OnOpt = None, vault: VaultOpt = None,
 
 @ledger_app.command("cancel")
 def ledger_cancel(entry_id: EntryArg, on: OnOpt = None, vault: VaultOpt = None,
-                  db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-                  debug: DebugOpt = False) -> None:
+                  db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False) -> None:
     """Cancel a commitment: its line gets [-] and ❌ with the day, as Obsidian Tasks writes it."""
     from . import render
 
@@ -395,7 +402,6 @@ def ledger_move(
     due_on: Annotated[str, typer.Option(
         "--due", help="The new due date: YYYY-MM-DD or words ('next friday').")],
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """Reschedule a commitment: its line gets the new 📅 due date (nothing else changes)."""
     from . import render
@@ -411,7 +417,7 @@ def ledger_restore(
         metavar="ID", help="A lost line's id, from `ledger` (or `status`).")],
     drop: Annotated[bool, typer.Option(
         "--drop", help="Forget it instead: the line was removed on purpose.")] = False,
-    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Put back a line `ledger add` appended that the ledger was saved without (an editor
     holding an older copy), or --drop the offer."""
@@ -430,7 +436,7 @@ def ledger_suggest(
         "--min-confidence", min=0.0, max=1.0,
         help="Offer candidates down to this confidence (default: form_confidence).",
         show_default=False)] = None,
-    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Commitments found in your notes that are not in the ledger yet, each with the line
     `ledger accept` would append."""
@@ -449,7 +455,6 @@ def ledger_accept(
         "--edit", help="Your own wording of the commitment (replaces the action; one CAND).",
         show_default=False)] = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """Append suggested commitments to the ledger (as `ledger add` does) and mark them
     accepted."""
@@ -465,7 +470,6 @@ def ledger_reject(
     cand: Annotated[str, typer.Argument(metavar="CAND", help="A candidate id from `ledger "
                                         "suggest`.")],
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """Hide a suggested commitment for good (it is kept, marked rejected)."""
     from . import render
@@ -480,7 +484,7 @@ def get(
     path: Annotated[str, typer.Argument(
         metavar="PATH", help="A vault-relative path, or a note name as a link writes it.",
         autocompletion=_complete_note)],
-    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False, debug: DebugOpt = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
 ) -> None:
     """One note as stored and on disk: front matter, text, links, backlinks, commitments."""
     from . import render
@@ -499,7 +503,6 @@ def related(
         "--depth", min=1, max=2, help="Follow links 1 or 2 steps.")] = 2,
     fmt: FormatOpt = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """Notes close to NOTE by meaning, links (1-2 steps) and shared tags, each with its
     reasons; and NOTE's open commitments, with what fires on them now."""
@@ -524,7 +527,6 @@ def nudge(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Record nothing: what a tick would show (for trying --now).")] = False,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """One proactive tick: print at most one nudge, or nothing (run it every 15 minutes).
     What it shows is recorded (fatigue and the daily cap count it), --now included;
@@ -545,7 +547,6 @@ def feedback(
     for_: Annotated[str | None, typer.Option(
         "--for", help="Snooze length: 30m, 2h, 1d (default 3h).", show_default=False)] = None,
     vault: VaultOpt = None, db: DbOpt = None, now: NowOpt = None, json_: JsonOpt = False,
-    debug: DebugOpt = False,
 ) -> None:
     """Record your answer to a nudge: accept, dismiss (raises fatigue) or snooze."""
     from ..nudge import parse_duration
@@ -591,8 +592,7 @@ def _quote(path) -> str:
 
 
 @app.command()
-def status(vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
-           debug: DebugOpt = False) -> None:
+def status(vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False) -> None:
     """What is indexed: counts, last runs, unresolved links, warnings, settings."""
     from . import render
 
@@ -602,8 +602,8 @@ def status(vault: VaultOpt = None, db: DbOpt = None, json_: JsonOpt = False,
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: domain errors exit 1 with one line, usage errors exit 2."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv or bool(_env_debug())
+    debug, argv = _take_debug(list(sys.argv[1:] if argv is None else argv))
+    debug = debug or bool(_env_debug())
     try:
         result = app(args=argv, prog_name="vaultmem", standalone_mode=False)
         return result if isinstance(result, int) else 0
@@ -682,13 +682,14 @@ def finish(code: int) -> None:
 
 @app.command("mcp")
 def mcp_server(
+    ctx: typer.Context,
     no_watch: Annotated[bool, typer.Option(
         "--no-watch", help="Check the vault with a walk before each answer instead of a file "
                            "watcher (for file systems without change notification).")] = False,
     no_index: Annotated[bool, typer.Option(
         "--no-index", help="Do not build an index for a vault never indexed (exit 1 "
                            "instead).")] = False,
-    vault: VaultOpt = None, db: DbOpt = None, debug: DebugOpt = False,
+    vault: VaultOpt = None, db: DbOpt = None,
 ) -> None:
     """Serve the vault to agents: an MCP server on stdio, the index kept fresh.
 
@@ -702,6 +703,7 @@ def mcp_server(
     sys.stderr.flush()
     from .mcp_server import serve
 
+    debug = bool((ctx.obj or {}).get("debug"))  # the root's --debug
     serve(vault, db, watch=not no_watch, debug=debug, index=not no_index)
 
 
@@ -725,7 +727,7 @@ def watch(
     debounce: Annotated[int, typer.Option(
         "--debounce", min=10, help="Milliseconds the vault must stay quiet before an "
                                    "index run.")] = 500,
-    vault: VaultOpt = None, db: DbOpt = None, debug: DebugOpt = False,
+    vault: VaultOpt = None, db: DbOpt = None,
 ) -> None:
     """Stay running and index as files change (debounced); Ctrl-C or SIGTERM stops it.
 

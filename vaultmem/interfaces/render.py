@@ -526,7 +526,7 @@ def ledger_list(result, as_json: bool) -> None:
         for r, (when, notes) in zip(result.results, rows, strict=True):
             out.print(f"[bold]{_shown(r['id'])}[/]  {r['status']}  {_shown(when)}",
                       overflow="ellipsis", no_wrap=True, highlight=False)
-            arrow = _joined([_seen(n) for n in notes.split(", ")]) if notes else []
+            arrow = _joined([_seen(n) for n in notes])
             if arrow:
                 arrow[0] = Text(" → ") + arrow[0]
             field(out, "", [Text(_seen(r["action"])), *arrow,
@@ -537,18 +537,19 @@ def ledger_list(result, as_json: bool) -> None:
                    no_wrap=("id", "status", "rev"), wide={"when": 2, "action": 3, "notes": 2})
     for r, (when, notes) in zip(result.results, rows, strict=True):
         table.add_row(_shown(r["id"]), r["status"], _shown(when), _shown(r["action"]),
-                      _shown(notes), str(r["revisions"]))
+                      _shown(", ".join(notes)), str(r["revisions"]))
     out.print(table)
 
 
-def _ledger_row(r: dict, shared: set[str]) -> tuple[str, str]:
+def _ledger_row(r: dict, shared: set[str]) -> tuple[str, list[str]]:
     """An entry's when (date, window or condition, and recurrence) and its notes, named as
-    Obsidian shows a link, by path where two notes share a name (the JSON has paths)."""
+    Obsidian shows a link, by path where two notes share a name (the JSON has paths); a
+    list, since a name may hold ", " itself."""
     when = r["due"] or r["fires_from"] or (f"when {r['condition']}" if r["condition"] else "")
     if r["recurrence"]:
         when += f" 🔁 {r['recurrence']}"
-    notes = ", ".join([*(n if _stem(n) in shared else _stem(n) for n in r["notes"]),
-                       *(f"?{t}" for t in r["unresolved"])])
+    notes = [*(n if _stem(n) in shared else _stem(n) for n in r["notes"]),
+             *(f"?{t}" for t in r["unresolved"])]
     return when, notes
 
 

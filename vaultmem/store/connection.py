@@ -69,7 +69,6 @@ __all__ = ["Store", "StoredNote", "close_all", "explain", "writer_lock",
 CHECKED_AT = "checked_at"  # meta: wall-clock seconds of the last passing check
 _DAMAGE = ("malformed", "not a database", "file is encrypted", "disk image")
 _READ_ONLY = ("readonly", "read-only")
-_OPENED: dict[str, Path] = {}  # the store this process opened last: named in error messages
 _LIVE: weakref.WeakSet[Store] = weakref.WeakSet()  # stores not yet closed (`close_all`)
 
 
@@ -140,12 +139,30 @@ def explain(exc: BaseException) -> VaultmemError | None:
     if not isinstance(exc, sqlite3.DatabaseError):
         return None
     text = str(exc).lower()
-    path = _OPENED.get("last", "in use")
+    path = store_of(exc) or "in use"
     if any(word in text for word in _DAMAGE):
         return StoreDamagedError(path, str(exc))
     if isinstance(exc, sqlite3.OperationalError) and any(w in text for w in _READ_ONLY):
         return StoreReadOnlyError(path, "writing")
     return None
+
+
+def store_of(exc: BaseException) -> Path | None:
+    """The path of the store an error came from: the innermost frame it passed through
+    that worked on a `Store` (one of its methods, a store/ function given one). Not the
+    store opened last: a process may hold two vaults, and either can fail. None when no
+    frame held one and this process has not exactly one store open."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for value in frame.f_locals.values():
+            if isinstance(value, Store):
+                return value.path
+    live = list(_LIVE)
+    return live[0].path if len(live) == 1 else None
 
 
 _FULL_ERRNOS = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
@@ -157,7 +174,7 @@ def disk_full(exc: BaseException, store: Path | None = None) -> VaultmemError | 
     "database or disk is full", or its "disk I/O error" where the store's disk has next
     to nothing free (SQLite reports a full disk that way when the WAL cannot grow).
     Another I/O error is named as one. None for anything else."""
-    folder = (store or _OPENED.get("last") or Path(".")).parent
+    folder = (store or store_of(exc) or Path(".")).parent
     if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
         return DiskFullError(Path(exc.filename).parent if exc.filename else folder)
     if not isinstance(exc, sqlite3.DatabaseError):
@@ -253,7 +270,6 @@ class Store:
                 raise VaultmemError(f"cannot create the store at {path} (its folder is "
                                     "read-only): pass a writable `db`")
             store = cls(cls._guarded(_connect_read_only, path), path, read_only=True)
-        _OPENED["last"] = path
         return store
 
     @classmethod
