@@ -488,6 +488,8 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
     ("hypothetical", r"\b(?:if|unless|in case|whether|would|wish)\b"),
 )
 _VETO = [(kind, re.compile(rx, re.IGNORECASE)) for kind, rx in VETO_CUES]
+# A hedge leaves its clause out of the evidence, but says no event did not happen.
+HEDGE = re.compile(r"\b(?:might|maybe|perhaps|probably|hop(?:e|es|ed|ing)|hopefully)\b")
 # Where a cue's scope ends: clause punctuation, and the conjunctions that start another
 # clause ("drove past the shop but didn't stop": both halves are vetoed, each by its own).
 SCOPE_BREAK = re.compile(
