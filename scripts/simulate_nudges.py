@@ -29,6 +29,16 @@ it) — SPEC 9 — beside the naive baseline "nudge each dated entry at 09:00 on
 day". A folder holding a file `TUNED` is a set whose scores were looked at while
 choosing defaults; every other folder is reported as not tuned on.
 
+Beside them, the ceiling of each scenario: the most windows any policy could serve under
+SPEC 8's limits (a maximum flow: one message a tick, five a day, none in quiet hours),
+and the same when an item done on accept can be served once. `--group NAME=ID,ID` pools
+scenarios into a row of their own (develop on one group, check on the other). `--why`
+looks, at every tick inside an oracle window, at how its item stood (a dry run of the
+same tick) and tabulates what held each missed window back (the rule nearest to letting
+it fire: another item won the tick, the cap, fatigue, below θ and which term it lacked,
+…) and what made each wasted nudge win (its clock: cue, overdue, due today, heads-up,
+🛫 ramp, undated wave; and where the item's windows lie from it).
+
 `--planted` and `--random N` add the planted 72-hour scenario and N random ones of the
 same shape, written in the same format in memory (the defaults were chosen looking at
 them too: they are reported as tuned on).
@@ -52,6 +62,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 from vaultmem import embed
+from vaultmem.api import Vault
 from vaultmem.interfaces.cli import main as vaultmem
 from vaultmem.nudge import in_hours
 
@@ -252,6 +263,19 @@ class Emit:
     useful: bool
     quiet: bool
     text: str = ""
+    why: str = ""  # the nudge's own "why now"
+    terms: dict = field(default_factory=dict)
+
+
+@dataclass
+class Standing:
+    """An item at one tick inside one of its oracle windows (`--why`): the rule that held
+    it (empty: it fired), its value and terms, or `closed` when it was no longer open."""
+
+    t: datetime
+    held: str
+    value: float = 0.0
+    terms: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -259,17 +283,20 @@ class Run:
     scenario: Scenario
     emits: list[Emit]
     silences: dict[str, int] = field(default_factory=dict)
+    standings: dict[str, list[Standing]] = field(default_factory=dict)  # item -> ticks
 
 
-def replay(scenario: Scenario) -> Run:
-    """Run one scenario through the CLI in a fresh vault; the emits as the user saw them."""
+def replay(scenario: Scenario, why: bool = False) -> Run:
+    """Run one scenario through the CLI in a fresh vault; the emits as the user saw them.
+    `why`: also look, at each tick inside an oracle window, at how its item stood (a dry
+    run of the same tick, which stores nothing)."""
     embed.query_embedder = _shared_query_embedder
     root = Path(tempfile.mkdtemp(prefix="vaultmem-sim-"))
     env = {"VAULTMEM_QUIET_HOURS": scenario.quiet}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        return _replay(scenario, root)
+        return _replay(scenario, root, why)
     finally:
         for k, v in old.items():
             if v is None:
@@ -279,7 +306,11 @@ def replay(scenario: Scenario) -> Run:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _replay(scenario: Scenario, root: Path) -> Run:
+def replay_why(scenario: Scenario) -> Run:
+    return replay(scenario, why=True)
+
+
+def _replay(scenario: Scenario, root: Path, why: bool = False) -> Run:
     world = World(root, scenario)
     vault = ("--vault", str(root))
     first = True
@@ -300,6 +331,8 @@ def _replay(scenario: Scenario, root: Path) -> Run:
             cli("salience", *vault, *stamp)
         context = scenario.context_at(t) if takes_context() else None
         args = ("--context", context) if context else ()
+        if why:
+            look(run, root, t, context)
         doc = cli("nudge", *vault, *stamp, *args)
         if doc["nudge"]:
             run.emits.append(answer(world, doc["nudge"], t, vault))
@@ -320,7 +353,29 @@ def answer(world: World, nudge: dict, t: datetime, vault: tuple[str, str]) -> Em
     if useful and item is not None and item.done_on_accept:
         world.complete(key, t)
         cli("index", str(world.root), "--now", t.isoformat())
-    return Emit(t, key, useful, in_hours(world.scenario.quiet, t), nudge.get("text", ""))
+    return Emit(t, key, useful, in_hours(world.scenario.quiet, t), nudge.get("text", ""),
+                nudge.get("why", ""), nudge.get("terms") or {})
+
+
+def look(run: Run, root: Path, t: datetime, context: str | None) -> None:
+    """How each item with an oracle window holding `t` stands at this tick: the same tick
+    as a dry run (`nudge --dry-run`: the library call the CLI makes, with every candidate
+    kept, not the top three)."""
+    keys = {w.item for w in run.scenario.oracle if w.holds(t)}
+    if not keys:
+        return
+    with Vault.open(root) as v:
+        result = v.nudge(now=t, context=context, record=False)
+    found = {}
+    for c in result.ranked:
+        for key in (c.item.id, *([] if c.item.commitment else c.item.notes)):
+            found.setdefault(key, c)
+    for key in keys:
+        c = found.get(key)
+        held = "closed" if c is None else (
+            c.held or ("fired" if result.nudge and result.nudge.item is c.item else "free"))
+        run.standings.setdefault(key, []).append(
+            Standing(t, held, c.value if c else 0.0, c.terms.as_dict() if c else {}))
 
 
 # -- the naive baseline --------------------------------------------------------------------
@@ -402,6 +457,35 @@ def score(runs: list[Run]) -> dict:
     }
 
 
+def ceiling(scenario: Scenario) -> tuple[int, int]:
+    """The most oracle windows any policy could serve under SPEC 8's limits, as a maximum
+    flow: one message per 15-minute tick, at most 5 a day, none in quiet hours, each
+    message one window (of the item it names); and, second, the same when an item done on
+    accept can be served at one of its windows only (the user checks it off). It measures
+    the scenario, not the tool."""
+    import networkx as nx
+
+    def flow(one_per_item: bool) -> int:
+        g = nx.DiGraph()
+        done = {i.key for i in scenario.items if i.done_on_accept}
+        for n, w in enumerate(scenario.oracle):
+            if one_per_item and w.item in done:
+                g.add_edge("s", ("item", w.item), capacity=1)
+                g.add_edge(("item", w.item), ("w", n), capacity=1)
+            else:
+                g.add_edge("s", ("w", n), capacity=1)
+            t = scenario.start
+            while t < scenario.end:
+                if w.holds(t) and not in_hours(scenario.quiet, t):
+                    g.add_edge(("w", n), ("t", t), capacity=1)
+                    g.add_edge(("t", t), ("d", t.date()), capacity=1)
+                    g.add_edge(("d", t.date()), "z", capacity=5)
+                t += TICK
+        return int(nx.maximum_flow_value(g, "s", "z")) if g.has_node("z") else 0
+
+    return flow(False), flow(True)
+
+
 HEADER = ("| set | policy | messages | precision | window recall | window recall, windows "
           "still open | entries nudged usefully | msgs/day (max) | quiet-hour violations | "
           "mean time to useful (h) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -415,18 +499,33 @@ def row(name: str, policy: str, s: dict) -> str:
             f"({s['max_per_day']}) | {s['quiet']} | {s['ttu']:.1f} |")
 
 
-def report(label: str, runs: list[Run], base: list[Run], *, log: bool) -> None:
+def report(label: str, runs: list[Run], base: list[Run], *, log: bool,
+           why: bool = False, groups: dict[str, list[str]] | None = None) -> None:
     print(f"\n### {label}: {len(runs)} scenario(s)\n")
     print(HEADER)
     for r, b in zip(runs, base, strict=True):
         print(row(r.scenario.id, "vaultmem", score([r])))
         print(row(r.scenario.id, "baseline: 09:00 on the due day", score([b])))
+    bounds = [ceiling(r.scenario) for r in runs]
+    print("\nCeiling (the most windows any policy could serve: one a tick, 5 a day, none in "
+          "quiet hours; then with an item done on accept served once):")
+    for r, (free, once) in zip(runs, bounds, strict=True):
+        n = len(r.scenario.oracle) or 1
+        print(f"  {r.scenario.id}: {free}/{n} = {free / n:.2f}; {once}/{n} = {once / n:.2f}")
+    for name, ids in (groups or {}).items():
+        chosen = [r for r in runs if r.scenario.id in ids]
+        if chosen:
+            print(row(f"group {name}", "vaultmem", score(chosen)))
+            print(row(f"group {name}", "baseline: 09:00 on the due day",
+                      score([b for b in base if b.scenario.id in ids])))
     if len(runs) > 1:
         print(row("all", "vaultmem", score(runs)))
         print(row("all", "baseline: 09:00 on the due day", score(base)))
     if log:
         for r in runs:
             print_log(r)
+    if why:
+        why_report(runs, every=log)
 
 
 def print_log(run: Run) -> None:
@@ -449,6 +548,109 @@ def print_log(run: Run) -> None:
             ahead += f" (done at {finished[w.item]:%a %d %H:%M}, before it came)"
         print(f"  {w.start:%a %d %H:%M}-{w.end:%H:%M} {w.item}{ahead}")
     print(f"{s.id}: silent ticks by reason: {run.silences}")
+
+
+# -- why (`--why`): what held each missed window back, what made each wasted nudge win ----
+
+# A missed window's cause: the rule nearest to letting its item fire, over its ticks.
+CAUSES = (
+    ("lost the tick to another item", ("won this tick",)),
+    ("daily cap spent", ("daily cap",)),
+    ("slot kept for commitments", ("kept for commitments",)),
+    ("disarmed (Schmitt)", ("disarmed",)),
+    ("fatigue", ("fatigue",)),
+    ("below θ", ("below θ",)),
+    ("accepted earlier in its window", ("accepted in this window",)),
+    ("snoozed", ("snoozed",)),
+    ("just written", ("just written",)),
+    ("no moment of its own", ("no moment",)),
+    ("quiet hours", ("quiet hours",)),
+    ("closed (done or gone)", ("closed",)),
+)
+
+
+def cause(ticks: list[Standing]) -> str:
+    """The nearest miss among a window's ticks, by the order of CAUSES; below θ says by
+    how much at best and which term was missing there."""
+    for name, marks in CAUSES:
+        hits = [s for s in ticks if s.held.startswith(marks) or any(m in s.held for m in marks)]
+        if not hits:
+            continue
+        if name == "below θ":
+            best = max(hits, key=lambda s: s.value)
+            return f"below θ: {below(best)}"
+        return name
+    return "no tick inside it" if not ticks else f"other: {ticks[0].held}"
+
+
+def below(s: Standing) -> str:
+    """Which term a below-θ item lacked at its best tick."""
+    t = s.terms
+    if not t.get("urgency") and not t.get("cue"):
+        what = "no urgency or cue"
+    elif not t.get("hours"):
+        what = "outside its hours"
+    else:
+        what = "urgency + hours short"
+    return what + (" (gap ≥ 0.25)" if 1.0 - s.value >= 0.25 else " (gap < 0.25)")
+
+
+def waste(e: Emit, run: Run) -> str:
+    """What made a wasted nudge win: its clock (from its `why`), and where the item's
+    windows lie from that moment."""
+    why = e.why
+    clock = ("cue" if e.terms.get("cue") else
+             "overdue" if "overdue" in why else
+             "due today" if "due today" in why or why.startswith("today") else
+             "🛫 window ramp" if "window open" in why else
+             "heads-up (day before)" if "tomorrow" in why or "due 20" in why or " on 20" in why
+             else
+             "undated wave" if "waiting" in why or not e.terms.get("urgency") else "urgency")
+    spans = [w for w in run.scenario.oracle if w.item == e.item]
+    where = ("item has no window" if not spans else
+             "its window later" if all(w.start > e.t for w in spans) else
+             "its window earlier" if all(w.end <= e.t for w in spans) else
+             "between its windows")
+    return f"{clock}; {where}"
+
+
+def kind_of(run: Run, key: str) -> str:
+    """What the item is, as the scenario wrote it: a note, a trigger, a 🛫 window, a dated
+    or an undated entry."""
+    item = next((i for i in run.scenario.items if i.key == key), None)
+    if item is None or not item.ledger:
+        return "note"
+    text = item.text
+    if "[when::" in text or re.match(r"-\s\[.\]\s+When\b", text):
+        return "trigger"
+    return "🛫 window" if "🛫" in text else "dated" if DUE_RE.search(text) else "undated"
+
+
+def why_report(runs: list[Run], every: bool = False) -> None:
+    """Missed windows by cause and wasted nudges by what won them, pooled, with the
+    scenario's windows named so the next look starts from them."""
+    missed: dict[str, list[str]] = {}
+    wasted: dict[str, list[str]] = {}
+    for run in runs:
+        finished = done_at(run)
+        for w in run.scenario.oracle:
+            if any(e.item == w.item and e.useful and w.holds(e.t) for e in run.emits):
+                continue
+            done = finished.get(w.item)
+            ticks = [s for s in run.standings.get(w.item, []) if w.holds(s.t)]
+            name = ("done at an earlier window" if done and done < w.start else cause(ticks))
+            if name.startswith("below θ"):
+                name += f" [{kind_of(run, w.item)}]"
+            missed.setdefault(name, []).append(f"{run.scenario.id} {w.item} {w.start:%a %H:%M}")
+        for e in run.emits:
+            if not e.useful:
+                wasted.setdefault(waste(e, run), []).append(
+                    f"{run.scenario.id} {e.item} {e.t:%a %H:%M}")
+    for title, table in (("missed windows, by what held the item back", missed),
+                         ("wasted nudges, by what made them win", wasted)):
+        print(f"\n{title}\n\n| cause | n | examples |\n|---|---:|---|")
+        for name, found in sorted(table.items(), key=lambda kv: -len(kv[1])):
+            print(f"| {name} | {len(found)} | {'; '.join(found if every else found[:3])} |")
 
 
 # -- the planted and random scenarios (the earlier simulation, in the same format) ---------
@@ -552,6 +754,15 @@ def random_scenario(seed: int) -> dict:
 
 # -- main ------------------------------------------------------------------------------------
 
+def groups_of(specs: list[str]) -> dict[str, list[str]]:
+    """`--group A=scn-a1,scn-b1` -> {"A": ["scn-a1", "scn-b1"]}."""
+    out = {}
+    for spec in specs:
+        name, _, ids = spec.partition("=")
+        out[name] = [i.strip() for i in ids.split(",") if i.strip()]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*", type=Path,
@@ -560,6 +771,11 @@ def main() -> None:
     ap.add_argument("--random", type=int, default=0, metavar="N",
                     help="also N random scenarios of the planted shape")
     ap.add_argument("--log", action="store_true", help="print every nudge and every miss")
+    ap.add_argument("--group", action="append", default=[], metavar="NAME=ID,ID",
+                    help="also pool these scenarios (by id) into a row of their own")
+    ap.add_argument("--why", action="store_true",
+                    help="tabulate what held back each missed window and what made each "
+                    "wasted nudge win")
     ap.add_argument("--jobs", type=int, default=1, metavar="N",
                     help="replay N scenarios at once (separate processes)")
     args = ap.parse_args()
@@ -577,12 +793,14 @@ def main() -> None:
     print("## Nudge simulation: `vaultmem nudge` every 15 minutes, a scripted user")
     takes_context()
     for label, scenarios in groups.items():
+        play = replay_why if args.why else replay
         if args.jobs > 1:
             with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
-                runs = pool.map(replay, scenarios)
+                runs = pool.map(play, scenarios)
         else:
-            runs = [replay(s) for s in scenarios]
-        report(label, runs, [baseline(s) for s in scenarios], log=args.log)
+            runs = [play(s) for s in scenarios]
+        report(label, runs, [baseline(s) for s in scenarios], log=args.log, why=args.why,
+               groups=groups_of(args.group))
 
 
 if __name__ == "__main__":

@@ -188,10 +188,10 @@ def hourly(spec: str, kind: str = "dated", stated: bool = True) -> Item:
 
 
 @pytest.mark.parametrize(("spec", "quiet_until", "then"), [
-    ("18-21", at(18, 29), at(18, 30)),   # a quarter of three hours is 45 min: at most 30
-    ("20-21", at(20, 14), at(20, 15)),   # a quarter of one hour
-    ("07-8,20-21", at(7, 14), at(7, 15)),
-    ("09-12,14-18", at(14, 29), at(14, 30)),
+    ("18-21", at(18, 59), at(19, 0)),    # a third of three hours: an hour
+    ("20-21", at(20, 19), at(20, 20)),   # a third of one hour
+    ("07-8,20-21", at(7, 19), at(7, 20)),
+    ("09-12,14-18", at(14, 59), at(15, 0)),  # a third of four hours is 80 min: at most 60
 ])
 def test_the_hours_boost_starts_once_the_block_has_settled(spec, quiet_until, then):
     item = hourly(spec)
@@ -639,18 +639,35 @@ def test_an_entry_written_30_days_ahead_nudges_on_its_due_morning_in_its_hours(m
         "Ledger.md": "- [ ] Dentist check-up at 9:40 📅 2026-09-10 [[Dr Lee]] "
                      "[nudge_hours:: 7-9] ^dentist\n"}, index_at=datetime(2026, 8, 11)))
     shown = v.replay(datetime(2026, 9, 8, 7), datetime(2026, 9, 11), answer="dismiss")
-    assert shown == [(datetime(2026, 9, 10, 7, 30), "dentist")]
+    assert shown == [(datetime(2026, 9, 10, 7, 45), "dentist")]
 
 
 def test_an_overdue_entry_nudges_again_once_fatigue_fades_never_in_quiet_hours(nudge_vault):
     v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
     shown = v.replay(datetime(2026, 8, 10), datetime(2026, 8, 15), answer="dismiss")
     times = [t for t, _ in shown]
-    assert times[0] == datetime(2026, 8, 10, 12, 30)  # not a work item: lunch, its own time
+    assert times[0] == datetime(2026, 8, 10, 12, 45)  # not a work item: lunch, its own time
     assert len(times) >= 2
     assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     assert all(DAY <= gap <= 3 * DAY for gap in gaps)  # spaced by fatigue, which fades
+
+
+def test_each_dismissal_in_a_row_weighs_more_so_the_spacing_grows():
+    p = KIND_DEFAULTS["dated"]
+    once = fatigue(p, [], [T - DAY], T)
+    twice = fatigue(p, [], [T - 2 * DAY, T - DAY], T)
+    assert twice == pytest.approx(p.dismiss * (math.exp(-2) + 2 * math.exp(-1)))
+    assert twice > once + p.dismiss * math.exp(-2)  # the second counts double
+
+
+def test_an_overdue_entry_turned_down_again_and_again_comes_back_less_often(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
+    times = [t for t, _ in v.replay(datetime(2026, 8, 10), datetime(2026, 8, 20),
+                                    answer="dismiss")]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert len(gaps) >= 2 and gaps[1] > gaps[0]  # never silenced, but spaced further
+    assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
 
 
 def test_an_idea_cannot_push_a_due_commitment_out_of_the_days_cap(nudge_vault):
@@ -662,15 +679,29 @@ def test_an_idea_cannot_push_a_due_commitment_out_of_the_days_cap(nudge_vault):
     day = list(every(datetime(2026, 8, 10, 7), datetime(2026, 8, 10, 22)))
     results = [v.tick(t) for t in day]
     assert [(r.now, r.nudge.item.id) for r in results if r.nudge] == \
-        [(datetime(2026, 8, 10, 17, 30), "roofer")]
+        [(datetime(2026, 8, 10, 18, 0), "roofer")]
     ten = results[day.index(datetime(2026, 8, 10, 10))]
     idea = next(c for c in ten.candidates if c.item.id == "p-garden")
     assert idea.value >= THETA and idea.held == "today's last 1 slot(s) kept for commitments"
     # With room under the cap, the idea has its turn too.
     roomy = nudge_vault(files)
     shown = [(r.now, r.nudge.item.id) for r in map(roomy.tick, day) if r.nudge]
-    assert shown == [(datetime(2026, 8, 10, 9, 30), "p-garden"),
-                     (datetime(2026, 8, 10, 17, 30), "roofer")]
+    assert shown == [(datetime(2026, 8, 10, 10, 0), "p-garden"),
+                     (datetime(2026, 8, 10, 18, 0), "roofer")]
+
+
+def test_overdue_reminders_leave_the_last_slot_to_a_commitment_due_tomorrow(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-05 ^vat\n"
+                                  "- [ ] Return the library books 📅 2026-08-06 ^books\n"
+                                  "- [ ] Pay the plumber 📅 2026-08-11 [[Plumber]] ^pay\n"},
+                    "daily_cap = 2\n")
+    day = list(every(datetime(2026, 8, 10, 7), datetime(2026, 8, 10, 22)))
+    results = [v.tick(t) for t in day]
+    shown = [(r.now.strftime("%H:%M"), r.nudge.item.id) for r in results if r.nudge]
+    assert shown[0][0] == "12:45" and shown[0][1] in ("vat", "books")  # one overdue, once
+    assert shown[1:] == [("20:45", "pay")]  # the heads-up the evening before
+    lunch = results[day.index(datetime(2026, 8, 10, 13, 0))]
+    assert lunch.reason == "today's last 1 slot(s) kept for commitments due today or tomorrow"
 
 
 def test_an_accept_holds_for_its_window_and_the_due_day_opens_a_new_one(nudge_vault):
@@ -678,15 +709,15 @@ def test_an_accept_holds_for_its_window_and_the_due_day_opens_a_new_one(nudge_va
                                   "[nudge_hours:: 7-8,20-21] ^garage\n"})
     v.vault.index(now=datetime(2026, 8, 5))  # written a week ahead: a lead into the evening
     shown = v.replay(datetime(2026, 8, 11, 7), datetime(2026, 8, 14), answer="accept")
-    assert shown == [(datetime(2026, 8, 11, 20, 15), "garage"),
-                     (datetime(2026, 8, 12, 7, 15), "garage")]
+    assert shown == [(datetime(2026, 8, 11, 20, 30), "garage"),
+                     (datetime(2026, 8, 12, 7, 30), "garage")]
 
 
 def test_an_undated_commitment_revives_inside_its_hours_every_other_day(make_vault):
     v = NudgeVault(make_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21] ^mum\n"},
                               index_at=datetime(2026, 8, 1, 10)))
     assert v.item("mum").kind == "undated"
-    shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8), answer="dismiss")
+    shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8))  # left unanswered
     assert [t.date() for t, _ in shown] == [date(2026, 8, 2), date(2026, 8, 4),
                                            date(2026, 8, 6)]
     assert all(in_hours("18:30-21:00", t) for t, _ in shown)
@@ -704,7 +735,7 @@ def test_a_just_written_entry_waits_two_hours(nudge_vault):
     (v.settings.vault / "Ledger.md").write_text("- [ ] Ring Dean about the brakes 📅 2026-08-10 "
                                                 "^brakes\n")
     v.vault.index(now=datetime(2026, 8, 10, 9, 5))
-    first = v.tick(datetime(2026, 8, 10, 9, 45))
+    first = v.tick(datetime(2026, 8, 10, 10, 15))
     assert first.nudge is None
     assert first.candidates[0].held == "just written"
     assert first.candidates[0].value >= THETA
@@ -812,8 +843,9 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
     own = nudge_vault({"Ledger.md": "- [ ] Post the parcel [nudge_personal_hours:: 17-19]\n"})
     assert load_items(own.store)[0].params.personal_hours == "17-19"
     friday = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="accept")
-    assert friday == [(datetime(2026, 8, 14, 9, 30), "pr"), (datetime(2026, 8, 14, 9, 45), "notes"),
-                      (datetime(2026, 8, 14, 12, 30), "gift"),
+    assert friday == [(datetime(2026, 8, 14, 10, 0), "pr"),
+                      (datetime(2026, 8, 14, 10, 15), "notes"),
+                      (datetime(2026, 8, 14, 12, 45), "gift"),
                       (datetime(2026, 8, 14, 17, 30), "expenses")]  # the heads-up, at work
     saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 15, 22), answer="accept")
     assert "expenses" not in [i for _, i in saturday]  # work waits for a working day
@@ -831,9 +863,9 @@ def test_a_call_or_an_email_goes_in_office_hours_unless_its_hours_are_stated(nud
                      "- [ ] Call Mum about Sunday 📅 2026-08-14 [nudge_hours:: 18-21] ^mum\n"})
     assert [v.item(i).call for i in ("van", "landlord", "mum")] == [True, True, True]
     shown = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="dismiss")
-    assert shown == [(datetime(2026, 8, 14, 9, 30), "van"),
-                     (datetime(2026, 8, 14, 9, 45), "landlord"),
-                     (datetime(2026, 8, 14, 18, 30), "mum")]
+    assert shown == [(datetime(2026, 8, 14, 10, 0), "van"),
+                     (datetime(2026, 8, 14, 10, 15), "landlord"),
+                     (datetime(2026, 8, 14, 19, 0), "mum")]
     saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 16, 22), answer="dismiss")
     assert {i for _, i in saturday} == {"mum"}  # the weekend: offices are shut; Mum is not
 
@@ -847,10 +879,10 @@ def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_t
     assert (v.item("smear").at, v.item("smear").bound) == (time(11, 20), "at")
     shown = v.replay(datetime(2026, 9, 8, 7), datetime(2026, 9, 12), answer="dismiss")
     smear = [t for t, i in shown if i == "smear"]
-    assert smear[0] == datetime(2026, 9, 9, 20, 30)  # the evening before, in its own hours
+    assert smear[0] == datetime(2026, 9, 9, 20, 45)  # the evening before, in its own hours
     assert all(t < datetime(2026, 9, 10, 10, 50) for t in smear)  # never once it is too late
     books = [t for t, i in shown if i == "books"]
-    assert books[0] == datetime(2026, 9, 9, 20, 45)  # a dated commitment's heads-up (SPEC 8)
+    assert books[0] == datetime(2026, 9, 9, 21, 0)  # a dated commitment's heads-up (SPEC 8)
     assert any(t.date() == date(2026, 9, 10) for t in books)  # and on the day
 
 
@@ -868,7 +900,7 @@ def test_an_idea_speaks_on_the_day_its_text_names_or_not_at_all_without_its_own_
     assert (server.due, server.silent != "", cafe.silent) == (None, True, "")
     shown = v.replay(datetime(2026, 8, 12, 7), datetime(2026, 8, 15), answer="dismiss")
     assert "p-server" not in [i for _, i in shown]
-    assert (datetime(2026, 8, 13, 20, 30), "p-move-day") in shown  # the evening before
+    assert (datetime(2026, 8, 13, 20, 45), "p-move-day") in shown  # the evening before
     held = next(c for c in v.tick(datetime(2026, 8, 13, 12, 45)).candidates
                 if c.id == "p-server")
     assert held.held == "no moment of its own (no date in its text)"

@@ -128,3 +128,38 @@ def test_recall_is_also_counted_over_the_windows_still_open_when_they_came():
     assert (got["open_hit"], got["open_windows"]) == (3, 4)  # n-vat's second: done before
     assert got["recall_open"] == pytest.approx(3 / 4)
     assert "| 0.60 (3/5) | 0.75 (3/4) |" in sim.row("x", "vaultmem", got)
+
+
+def test_the_ceiling_serves_every_window_it_can_and_an_item_done_on_accept_once():
+    s = sim.parse_scenario(DOC)
+    assert sim.ceiling(s) == (4, 4)  # the dentist is not done on accept: both its windows
+    doc = {**DOC, "ledger": [dict(e, done_on_accept=True) for e in DOC["ledger"]]}
+    assert sim.ceiling(sim.parse_scenario(doc)) == (4, 3)
+    night = {**DOC, "oracle": [{"item": "n-vat", "from": "2027-03-01T22:00",
+                                "to": "2027-03-02T07:00"}]}
+    assert sim.ceiling(sim.parse_scenario(night)) == (0, 0)  # quiet hours all through
+
+
+def test_why_names_the_rule_nearest_to_letting_a_missed_window_fire():
+    at = t("2027-03-01T08:00")
+    below = sim.Standing(at, "below θ by 0.40", 0.6, {"urgency": 0.0, "cue": 0.0, "hours": 0.6})
+    lost = sim.Standing(at, "n-x won this tick", 1.2, {"urgency": 0.65})
+    assert sim.cause([below, lost]) == "lost the tick to another item"
+    assert sim.cause([below]) == "below θ: no urgency or cue (gap ≥ 0.25)"
+    short = sim.Standing(at, "below θ by 0.10", 0.9, {"urgency": 0.65, "hours": 0.0})
+    assert sim.cause([below, short]) == "below θ: outside its hours (gap < 0.25)"
+    assert sim.cause([]) == "no tick inside it"
+
+
+def test_why_says_what_won_a_wasted_nudge_and_where_its_windows_lie():
+    run = sim.Run(sim.parse_scenario(DOC), [])
+    early = sim.Emit(t("2027-03-01T12:30"), "n-dentist", False, False, why="tomorrow",
+                     terms={"urgency": 0.4})
+    assert sim.waste(early, run) == "heads-up (day before); its window later"
+    late = sim.Emit(t("2027-03-02T12:30"), "n-vat", False, False,
+                    why="overdue since 2027-03-01", terms={"urgency": 0.25})
+    assert sim.waste(late, run) == "overdue; its window earlier"
+    cue = sim.Emit(t("2027-03-01T12:30"), "ideas/Pond.md", False, False, why="at the shop",
+                   terms={"cue": 0.8})
+    assert sim.waste(cue, run) == "cue; its window later"
+    assert sim.kind_of(run, "n-vat") == "dated" and sim.kind_of(run, "ideas/Pond.md") == "note"

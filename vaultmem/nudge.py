@@ -13,21 +13,24 @@ one with a time of day has a heads-up from a lead time before its day (longer th
 ahead it was written and the higher its priority), so the evening before reminds of the
 morning's appointment. After the day a deadline keeps a floor until done or cancelled;
 an event that has passed is over. A 🛫 window ramps over its last third (two to seven
-days). C: context, a boost inside the item's hours (from a quarter of the way into a
-block: its first minutes are a transition) plus a cue when `--context` matches a trigger
-entry by `due`'s matcher. Hours not stated are the kind's: working hours on weekdays for
-work (tagged, filed or of a project so named) and for calls and emails, which reach an
-office; lunch and the evening for the rest of a life. An idea or other prospective note
-names its own day ("the move on Fri 16 Apr") or has no moment of its own: then only a
-cue, or hours or an importance stated for it, lets it speak. N: a small novelty lift after
-an item is written or referenced. F: fatigue, a decaying sum over recent nudges, a
-dismissal weighing more and fading over most of a day.
+days). C: context, a boost inside the item's hours (from a third of the way into a
+block, at most an hour: its first part is a transition) plus a cue when `--context`
+matches a trigger entry by `due`'s matcher. Hours not stated are the kind's: working
+hours on weekdays for work (tagged, filed or of a project so named) and for calls and
+emails, which reach an office; lunch and the evening for the rest of a life. An idea or
+other prospective note names its own day ("the move on Fri 16 Apr") or has no moment of
+its own: then only a cue, or hours or an importance stated for it, lets it speak. N: a
+small novelty lift after an item is written or referenced. F: fatigue, a decaying sum
+over recent nudges, a dismissal weighing more (the n-th in a row n times) and fading
+over most of a day.
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
 window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
 hours raise θ beyond reach; at most one message per tick and `daily_cap` per day,
-commitments first: an idea never takes a slot a due commitment still needs today.
-Arming state, surfacings and feedback live in the store. Silence is a first-class answer.
+commitments first: an idea never takes a slot a due commitment still needs today, nor
+an overdue reminder, a 🛫 window or an undated entry one that a commitment due today or
+tomorrow still needs. Arming state, surfacings and feedback live in the store. Silence
+is a first-class answer.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ THETA = 1.0
 HYSTERESIS = 0.25
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
-SETTLE_SHARE = 0.25  # the boost starts this share of a block in (at most `settle_minutes`)
+SETTLE_SHARE = 1 / 3  # the boost starts this share of a block in (at most `settle_minutes`)
 PROSPECTIVE_KINDS = ("plan", "idea", "question", "decision", "insight")
 SHOWN = 3  # candidates named by `nudge -v` and the JSON `candidates` list
 SPANS = ("hours", "work_hours", "personal_hours")  # parameters that are hour ranges
@@ -62,6 +65,7 @@ WORK_WORDS = ("work",)  # a tag, project or folder so named marks a work item
 # A 🛫 window speaks up in its last part: this share of it, between these many days.
 WINDOW_SHARE = 1 / 3
 WINDOW_DAYS = (2.0, 7.0)
+DISMISSALS_COUNTED = timedelta(days=14)  # how far back a dismissal still counts in a row
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ class Params:
     personal_hours: str = "12-14,20-22"
     context: float = 0.6
     assumed_hours: float = 1.0  # share of `context` when the hours are the defaults
-    settle_minutes: float = 30.0
+    settle_minutes: float = 60.0
     cue: float = 0.8
     urgency: float = 0.65
     heads_up: float = 0.4  # the lead before the due day: enough to cross θ in its hours
@@ -289,7 +293,7 @@ def _minutes(text: str) -> int:
 
 
 def hours_boost(item: Item, t: datetime) -> float:
-    """C's preferred-hours part: the full boost inside its hours, from a quarter of the way
+    """C's preferred-hours part: the full boost inside its hours, from a third of the way
     into the block, at most `settle_minutes`. Hours it did not state are its kind's
     (`Item.hours`); an idea without a date of its own gets a share of the boost in them."""
     p = item.params
@@ -305,11 +309,14 @@ def hours_boost(item: Item, t: datetime) -> float:
 def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
             t: datetime) -> float:
     """Decaying sums over recent surfacings (`fatigue`, over `fatigue_hours`) and, on top,
-    dismissals (`dismiss`, over the longer `dismiss_hours`)."""
-    def decayed(moments, weight, hours):
-        return sum(weight * math.exp(-((t - m) / HOUR) / hours) for m in moments if m <= t)
-    return decayed(surfaced, p.fatigue, p.fatigue_hours) + \
-        decayed(dismissed, p.dismiss, p.dismiss_hours)
+    dismissals (`dismiss`, over the longer `dismiss_hours`). Each dismissal fades within
+    a day, but the n-th in a row weighs n times the first: a reminder turned down again
+    and again comes back less often (the spacing grows), never not at all."""
+    def decay(m: datetime, hours: float) -> float:
+        return math.exp(-((t - m) / HOUR) / hours)
+    past = sorted(m for m in dismissed if m <= t)
+    return sum(p.fatigue * decay(m, p.fatigue_hours) for m in surfaced if m <= t) + \
+        sum(p.dismiss * n * decay(m, p.dismiss_hours) for n, m in enumerate(past, 1))
 
 
 def anchors(item: Item, snoozed: datetime | None = None) -> list[datetime]:
@@ -556,6 +563,7 @@ class TickResult:
     values: dict[str, float]
     candidates: list[Candidate] = field(default_factory=list)  # the top few, best first
     theta: float = THETA
+    ranked: list[Candidate] = field(default_factory=list, repr=False)  # every one, best first
 
     def as_dict(self) -> dict:
         """The `nudge --json` document: the message or null, why it stayed silent, and the
@@ -602,7 +610,8 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
         _save(store, now, cands, nudge)
     ranked = sorted(cands, key=lambda c: (c.held == "", c.value), reverse=True)
     return TickResult(now, nudge, reason, len(items), {c.item.id: round(c.value, 4)
-                                                       for c in cands}, ranked[:SHOWN])
+                                                       for c in cands}, ranked[:SHOWN],
+                      ranked=ranked)
 
 
 def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past: _Past,
@@ -654,15 +663,26 @@ def _decide(store: Store, settings: Settings, now: datetime, cands: list[Candida
         if holds:
             _hold(free, rule)
             return None, rule
-    waiting = sum(1 for c in cands if c.item.commitment and _needs_today(c, now))
-    kept = f"today's last {settings.daily_cap - sent} slot(s) kept for commitments"
+    # The day's last slots go to what cannot wait: an idea never takes a slot a pressing
+    # commitment still needs today; an overdue reminder, a 🛫 window or an undated entry
+    # (which can come back another day) never takes one a commitment due today or
+    # tomorrow still needs.
+    near = {c.item.id for c in cands if _due_soon(c, now)}
+    waiting = len(near) + sum(1 for c in cands if c.item.commitment
+                              and c.item.id not in near and _needs_today(c, now))
+    room = settings.daily_cap - sent
+    kept = f"today's last {room} slot(s) kept for commitments"
+    kept_near = f"today's last {room} slot(s) kept for commitments due today or tomorrow"
     for c in free:
-        if not c.item.commitment and sent + waiting >= settings.daily_cap:
-            c.held = kept  # an idea never takes a slot a due commitment still needs
+        if not c.item.commitment and waiting >= room:
+            c.held = kept
+        elif c.item.commitment and c.item.id not in near and len(near) >= room:
+            c.held = kept_near
     free = sorted((c for c in cands if not c.held),
                   key=lambda c: (c.item.commitment, c.value, c.item.id), reverse=True)
     if not free:
-        reason = kept if any(c.held == kept for c in cands) else "nothing above threshold"
+        reason = next((c.held for c in cands if c.held in (kept, kept_near)),
+                      "nothing above threshold")
         return None, reason
     best = free[0]
     _hold(free[1:], f"{best.item.id} won this tick")
@@ -680,6 +700,28 @@ def _needs_today(c: Candidate, now: datetime) -> bool:
         return False
     boost = p.context * (1.0 if c.item.stated_hours or c.item.due else p.assumed_hours)
     return c.value - t.hours + boost >= THETA and hours_ahead(c.item.hours(now.date()), now)
+
+
+def _due_soon(c: Candidate, now: datetime) -> bool:
+    """A commitment due today, or whose heads-up before its day begins by tonight (or one
+    the context cues), not shown yet today and able to cross θ in its hours still to come
+    today: the day's last slots are kept for it."""
+    item, t = c.item, c.terms
+    if c.shown_today or c.held.startswith(("snoozed", "accepted", "fatigue")) or \
+            not item.commitment:
+        return False
+    if t.cue > 0:
+        return True
+    if item.due is None or item.due < now.date():
+        return False
+    moment = now if item.due == now.date() else lead_start(item)
+    if moment.date() > now.date():
+        return False
+    moment = max(moment, now)
+    later = urgency(item, moment)
+    spec = item.hours(now.date())
+    return later > 0 and t.base + later + item.params.context - t.fatigue >= THETA and \
+        hours_ahead(spec, moment)
 
 
 def hours_ahead(spec: str, t: datetime) -> bool:
@@ -721,14 +763,17 @@ def explain(t: Terms, item: Item, now: datetime) -> str:
 
 
 def _history(store: Store, now: datetime) -> dict[str, _Past]:
-    """Per item: surfacings and dismissals of the last three days (for fatigue) and the
+    """Per item: surfacings of the last three days and dismissals of the last two weeks
+    (for fatigue) and the
     latest surfacing with its answer (for windows and accepts)."""
     since = (now - timedelta(days=3)).isoformat(timespec="seconds")
     stamp = now.isoformat(timespec="seconds")
     out: dict[str, _Past] = {}
     for item_id, ts in nudge_rows.surfacings_between(store, since, stamp):
         out.setdefault(item_id, _Past()).surfaced.append(_moment(ts))
-    for item_id, ts in nudge_rows.dismissals_between(store, since, stamp):
+    # Dismissals are counted further back: the n-th in a row weighs n times (`fatigue`).
+    counted = (now - DISMISSALS_COUNTED).isoformat(timespec="seconds")
+    for item_id, ts in nudge_rows.dismissals_between(store, counted, stamp):
         out.setdefault(item_id, _Past()).dismissed.append(_moment(ts))
     for item_id, ts, message, kind in nudge_rows.last_surfacings(store, stamp):
         past = out.setdefault(item_id, _Past())
