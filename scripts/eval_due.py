@@ -4,6 +4,8 @@
     python scripts/eval_due.py                      # the weeks in scripts/eval_data/weeks/
     python scripts/eval_due.py week-a1.json DIR/    # week files, or folders of them
     python scripts/eval_due.py --held-out DIR/      # a second group, printed apart
+    python scripts/eval_due.py --group A=week-a1.json,week-b1.json --group B=DIR/
+                                                    # named groups, each pooled apart
     python scripts/eval_due.py --set semantic_floor=0.4   # one setting changed (VAULTMEM_*)
 
 A *week* (the format: one JSON file with the vault's notes, the ledger as it changes,
@@ -388,6 +390,9 @@ def main(argv: list[str] | None = None) -> None:
                     f"default: {DATA.relative_to(DATA.parents[2])}/")
     ap.add_argument("--held-out", nargs="*", default=[], metavar="PATH",
                     help="week files or folders never tuned on: printed as their own group")
+    ap.add_argument("--group", action="append", default=[], metavar="NAME=PATH[,PATH]",
+                    help="a named group of tuning weeks, pooled apart (repeatable; "
+                    "replaces the default folder)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a setting for every run (as VAULTMEM_KEY), repeatable")
     ap.add_argument("-k", type=int, default=10, help="query results per moment")
@@ -399,9 +404,18 @@ def main(argv: list[str] | None = None) -> None:
     for item in args.set:
         key, _, value = item.partition("=")
         env[f"VAULTMEM_{key.strip().upper()}"] = value.strip()
-    named = {"tuned": week_files(args.weeks or [str(DATA)])}
+    named = {}
+    for item in args.group:
+        name, _, paths = item.partition("=")
+        if not name.strip() or not paths.strip():
+            raise SystemExit(f"--group {item!r}: give NAME=PATH[,PATH]")
+        named[f"tuned {name.strip()}"] = week_files(paths.split(","))
+    if args.weeks or not args.group:
+        named["tuned"] = week_files(args.weeks or [str(DATA)])
     if args.held_out:
         named["held-out"] = week_files(args.held_out)
+        if not named["held-out"]:
+            print(f"no held-out weeks in {', '.join(args.held_out)}", file=sys.stderr)
     started = time.perf_counter()
     groups: dict[str, list] = {}
     dump = {}

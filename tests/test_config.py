@@ -244,6 +244,7 @@ ENV_VALUES: dict[str, tuple[str, str | None]] = {
     "match_margin": ("-0.5", "2.5"),
     "support_margin": ("0.1", "-3"),
     "subject_margin": ("0", "nan"),
+    "note_margin": ("0.1", "3"),
     "note_ratio": ("0.75", "1.5"),
     "fire_slot": ("3", "0"),
     "ledger_notes": ("Tasks.md,Work/Ledger.md", "Tasks.md,notes.txt"),

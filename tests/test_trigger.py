@@ -130,3 +130,15 @@ def test_a_clause_that_says_its_event_has_not_happened_is_vetoed(clause, veto):
 ])
 def test_a_clause_that_says_it_happened_or_is_happening_is_not_vetoed(clause):
     assert veto_of(clause) == ""
+
+
+def test_a_clause_said_as_to_come_denies_its_words_a_hedge_does_not():
+    # "results" said only where the context puts them later vetoes "the results come
+    # back"; "left" said under "maybe" ("maybe four or five meals left") denies nothing:
+    # a hedge is no evidence, and no word that the event did not happen either
+    from vaultmem.commitments import _Told
+
+    assert "result" in _Told("Did the test this morning, results in a couple of days.",
+                             False).vetoed
+    assert "left" not in _Told("The scoop scraped bottom, maybe four or five meals left.",
+                               False).vetoed

@@ -7,6 +7,7 @@ this module only reads the store, so a query never imports the markdown parser.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -205,21 +206,52 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
                                          settings.match_margin, ahead)
     floors = _floors(entries, [trigger.View(i, "", "", np.zeros(0)) for i in hits], settings,
                      nearest)
+    noted = note_leads(entries, nearest)
     told = {False: _Told(context.text, False), True: _Told(context.text, True)}
     vetoes = tuple(c.veto for c in trigger.scoped_clauses(context.text) if c.veto)
     subjects = {k: _subject_names(entries, views, t.named, rare) for k, t in told.items()}
     return {entry.id: cue.decide(_evidence(
         entry, told[i in ahead], subjects[i in ahead].get(entry.id, set()), hits.get(i),
-        floors.get(i, -1.0), views, weights, vetoes, today, measured), settings)
+        floors.get(i, -1.0), views, weights, vetoes, today, measured, noted.get(i)), settings)
         for i, entry in enumerate(entries) if entry.condition}
+
+
+def note_leads(entries: list[OpenEntry], nearest: list[tuple[int, float]]
+               ) -> dict[int, tuple[float, float]]:
+    """{entry index: (the context's best cosine to a note it links, its lead over the
+    best cosine to a note only other conditioned entries link)}, from the stored chunk
+    vectors (`nearest`: per note, its best chunk's cosine to the context).
+
+    What a linked note says of the condition's subject (Dr Osei works at Hillside
+    Clinic) is evidence the context speaks of that subject in words the condition never
+    uses ("Hillside's receptionist"), when the context is closer to this entry's notes
+    than to every other entry's: a note several entries link leads for none of them. A
+    note outside `nearest` is no closer than its last cosine."""
+    cosine = dict(nearest)
+    floor = nearest[-1][1] if nearest else 0.0
+    linked = {i: set(e.note_ids) for i, e in enumerate(entries) if e.condition and e.note_ids}
+    out = {}
+    for i, mine in linked.items():
+        best = max((cosine[n] for n in mine if n in cosine), default=None)
+        if best is None:
+            continue
+        theirs = set().union(*(n for j, n in linked.items() if j != i)) - mine
+        rival = max((cosine.get(n, floor) for n in theirs), default=-math.inf)
+        out[i] = (best, best - rival)
+    return out
 
 
 def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float, views,
               weights: dict[str, float], vetoes: tuple[str, ...], today,
-              measured: bool = True) -> cue.Evidence:
+              measured: bool = True, note: tuple[float, float] | None = None
+              ) -> cue.Evidence:
     """One entry's evidence from what the context tells (`noted`: the names only its
     linked notes carry that the context says)."""
-    subject = (trigger.name_stems(entry.condition) & told.named) | noted
+    names = trigger.name_stems(entry.condition)
+    subject = (names & told.named) | noted
+    owned = trigger.owned_stems(entry.condition)
+    # its own words (not its names) that the context says only where it denies them
+    denied = (trigger.content_stems(entry.condition) - names) & told.vetoed - told.stems
     place = trigger.place_of(entry.condition)
     place_words = tuple(sorted(trigger.content_stems(place)))
     placed = told.placed & (set(place_words) | _titled(subject, views, entry)) if place else ()
@@ -227,7 +259,9 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
         entry.condition, trigger.word_evidence(entry.condition, told.text, weights), hit,
         floor, tuple(sorted(placed)), place_words, tuple(sorted(subject)),
         _said(told.sentences, subject), _keywords_found(entry.keywords, told.stems),
-        _condition_date(entry.condition, today), vetoes, measured)
+        _condition_date(entry.condition, today), vetoes, measured, note,
+        tuple(sorted(denied)), tuple(sorted(owned)), bool(owned & told.stems),
+        tuple(sorted(noted)))
 
 
 class _Told:
@@ -238,8 +272,12 @@ class _Told:
     def __init__(self, text: str, ahead: bool):
         self.text = trigger.affirmed_text(text, ahead)
         self.stems = trigger.content_stems(self.text)
+        # what the context denies: a hedge ("maybe four or five meals left") does not
+        self.vetoed = trigger.content_stems(" ".join(
+            c.text for c in trigger.scoped_clauses(text)
+            if trigger.vetoes(c.veto, ahead) and not trigger.HEDGE.search(c.veto)))
         self.placed = trigger.placed_stems(text, ahead)
-        self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.event_kinds(s)))
+        self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.told_kinds(s)))
                           for s in trigger.told_sentences(text, ahead)]
         self.named = set().union(*(n for n, _ in self.sentences)) if self.sentences else set()
 
@@ -499,6 +537,7 @@ class DueItem(Item):
     subject: list[str] | None = None
     event: list[str] | None = None  # the condition's event kinds the context says
     veto: list[str] | None = None  # the cues that vetoed clauses of the context
+    note_lead: float | None = None  # its linked notes' lead over other entries' notes
     view: str | None = None
     view_text: str | None = None
     unit: str | None = None

@@ -71,6 +71,7 @@ class Settings:
     support_margin: float = 0.05  # words or an event: the lead meaning must not deny them
     note_ratio: float = 0.5  # a view needs this share of the best cosine to another note
     subject_margin: float = 0.15  # meaning: how much closer than to the condition's names
+    note_margin: float = 0.05  # an event: how much closer to its notes than to others' notes
     fire_slot: int = 1  # notes of a grounded firing entry rank no lower than this
     # ledger, prospective items, nudges (SPEC 3, 7, 8)
     ledger_notes: tuple = ("Ledger.md",)
@@ -298,6 +299,7 @@ RULES: dict[str, Rule] = {
     "note_ratio": _between(0, 1),
     "support_margin": _between(-2, 2),
     "subject_margin": _between(-2, 2),
+    "note_margin": _between(-2, 2),
     "fire_slot": _between(1, 1000, _whole),
     "ledger_notes": Rule(_names, lambda v: all(n.lower().endswith(".md") for n in v),
                          "vault-relative note paths ending in .md (comma-separated in the "

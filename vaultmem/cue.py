@@ -23,6 +23,7 @@ its notes get only the multiplier.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from . import trigger
@@ -61,10 +62,15 @@ class Evidence:
     dated: str = ""  # a date written in the condition that has arrived
     vetoes: tuple[str, ...] = ()  # the cues that vetoed clauses of the context
     measured: bool = True  # the store holds vectors in the context's model's space
+    note: tuple[float, float] | None = None  # its linked notes: cosine, lead over others'
+    denied: tuple[str, ...] = ()  # its words said only in vetoed clauses ("results" in…)
+    owned: tuple[str, ...] = ()  # "Isla's school photos": what of the names' must be said
+    owned_said: bool = True  # …and whether a told sentence naming the subject says it
+    noted: tuple[str, ...] = ()  # the subject's names only its linked notes carry
 
     @property
     def kinds(self) -> frozenset:
-        return frozenset(trigger.event_kinds(self.condition))
+        return frozenset(trigger.told_kinds(self.condition))
 
 
 def decide(ev: Evidence, settings: Settings) -> Cue:
@@ -73,6 +79,9 @@ def decide(ev: Evidence, settings: Settings) -> Cue:
     if ev.dated:  # a date in the condition: the window opened, no context needed
         return Cue(True, False, 1.0, ev.dated, {**details, "half": "date",
                                                   "confidence": None})
+    against = _told_otherwise(ev)
+    if against:
+        return Cue(False, False, 0.0, against, {**details, "half": None, "confidence": None})
     held = {"keywords": _words_hold(ev, settings), "meaning": _meaning_holds(ev, settings),
             "event": _event_holds(ev, settings)}
     paths = [name for name, (ok, _) in held.items() if ok]
@@ -91,6 +100,25 @@ def decide(ev: Evidence, settings: Settings) -> Cue:
     why = f"trigger matched ({confidence} cue): " + "; ".join(held[name][1] for name in paths)
     return Cue(True, strong, strength, why, {**details, "half": "+".join(paths),
                                              "confidence": confidence})
+
+
+def _told_otherwise(ev: Evidence) -> str:
+    """Why the context says the condition does not hold now, else "": it tells the
+    opposite weather ("blowing a gale" for "the wind drops"), or says the condition's own
+    words only in clauses that deny them and tells no event of its kind ("results in a
+    couple of days" for "the results come back": told as pending)."""
+    weather = ev.kinds & WEATHER
+    opposite = {trigger.OPPOSITE[k] for k in weather if k not in ev.said} & ev.said
+    if opposite:
+        return f"the context tells the opposite weather ({', '.join(sorted(opposite))})"
+    if set(ev.owned) & set(ev.denied):  # "Tilly's home; the photos come next week"
+        return f"its {' '.join(ev.owned)} told as not happened"
+    if ev.denied and not ev.kinds & ev.said:
+        # (an event of its kind told about the subject is its event, whatever the
+        # context adds in a clause that denies: "Mr Okoro replied — Finn can move up a
+        # set if the test goes well")
+        return f"its event is told as not happened: {', '.join(ev.denied)}"
+    return ""
 
 
 def _words_hold(ev: Evidence, settings: Settings) -> tuple[bool, str]:
@@ -164,10 +192,31 @@ def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
         return False, ""
     if not ev.subject:
         return False, ""
+    if ev.owned and not ev.owned_said and not ev.noted and not said & {"message"}:
+        # "Isla's school photos come home": Isla coming home is not her photos arriving
+        return False, (f"{_a(said)} about {', '.join(ev.subject)}, not its "
+                       f"{' '.join(ev.owned)}")
+    about = f"{_a(said)} about {', '.join(ev.subject)}"
     if ev.hit is None or ev.hit.lead < -settings.support_margin:
-        return False, (f"{_a(said)} about {', '.join(ev.subject)}, but the context is "
-                       "closer to another entry")
-    return True, f"{_a(said)} about {', '.join(ev.subject)}"
+        # The condition's words may be far from how the context puts it; its notes are
+        # not ("Hillside's receptionist" is near the note on Dr Osei, not "her office").
+        if _notes_lead(ev, settings):
+            return True, f"{about}; {_note_why(ev)}"
+        return False, f"{about}, but the context is closer to another entry"
+    return True, about
+
+
+def _notes_lead(ev: Evidence, settings: Settings) -> bool:
+    """The context names the subject as only the entry's notes do, and is closer to them
+    than to any other entry's notes. (A subject the condition names itself is in the
+    condition's own words: meaning closer to another entry then points elsewhere.)"""
+    return bool(ev.noted) and ev.note is not None and ev.note[1] >= settings.note_margin
+
+
+def _note_why(ev: Evidence) -> str:
+    cosine, lead = ev.note
+    return (f"its notes are the closest of the ledger's (cosine {cosine:.2f}"
+            + ("" if math.isinf(lead) else f", {lead:+.2f} over another entry's") + ")")
 
 
 def _a(kinds: frozenset) -> str:
@@ -183,7 +232,9 @@ def _details(ev: Evidence) -> dict:
            "semantic_score": None if hit is None else round(hit.score, 3),
            "lead": None if hit is None or hit.alone else round(hit.lead, 3),
            "subject": list(ev.subject), "event": sorted(ev.kinds & ev.said),
-           "veto": list(ev.vetoes)}
+           "veto": list(ev.vetoes),
+           "note_lead": None if ev.note is None or math.isinf(ev.note[1])
+           else round(ev.note[1], 3)}
     if hit is not None:
         out.update(view=hit.view.kind, view_text=hit.view.text, unit=hit.unit.kind,
                    unit_text=hit.unit.text)

@@ -148,6 +148,30 @@ def subject_text(condition: str) -> str:
     return " ".join(w.replace("'s", "") for w in said)
 
 
+# The subject's possessive opens the condition ("Isla's school photos come home", "Dr
+# Osei's office gets back to me"); one later on is its topic ("Mr Okoro replies about
+# Finn's maths set": Mr Okoro is the subject).
+POSSESSOR = re.compile(r"^\s*(?:(?:the|my|our)\s+)?(?:[A-Z][^\W\d_]*\s+)*"
+                       r"[A-Z][^\W\d_]*['’]s\s+(?P<rest>.*)$")
+
+
+def owned_stems(condition: str) -> set[str]:
+    """The stem of what the condition's names own, when its subject is a thing of theirs:
+    "photo" for "Isla's school photos come home" (the last word after the possessive,
+    before a small word or an event word). Her coming home is not it."""
+    found = POSSESSOR.search(condition or "")
+    if not found:
+        return set()
+    said = []
+    events = {w for words in EVENT_KINDS.values() for w in words if " " not in w}
+    for word in WORD.findall(found.group("rest")):
+        low = word.lower()
+        if low in CUE_STOP or low in events or word[:1].isupper():
+            break
+        said.append(low)
+    return {stem(said[-1])} if said else set()
+
+
 def names_an_event(condition: str, names: set[str]) -> bool:
     """Whether the condition says something happens besides naming who or where: a content
     word that is not a name, or an event particle ("back", "home")."""
@@ -179,7 +203,7 @@ def placed_stems(context: str, ahead: bool = False) -> set[str]:
     gives ashby and road, not Siobhan)."""
     out: set[str] = set()
     for clause in scoped_clauses(context):
-        if _vetoes(clause.veto, ahead):
+        if vetoes(clause.veto, ahead):
             continue
         words = [w.lower().replace("’s", "").replace("'s", "") for w in WORD.findall(clause.text)]
         for i, word in enumerate(words):
@@ -249,12 +273,42 @@ def told_sentences(text: str, ahead: bool = False) -> list[str]:
     return out
 
 
+# Longest phrase first, each span read once: "no wind" is a still day, not wind.
+_PHRASES = sorted(((w, kind) for kind, words in EVENT_KINDS.items() for w in words),
+                  key=lambda pair: -len(pair[0]))
+
+
 def event_kinds(text: str) -> set[str]:
-    """The kinds of event `text` speaks of (see EVENT_KINDS), by whole words."""
+    """The kinds of event `text` speaks of (see EVENT_KINDS), by whole words; a phrase
+    inside a longer one of another kind counts for the longer one only."""
     flat = " " + " ".join(w.lower().replace("’", "'").replace("'s", " 's")
                           for w in WORD.findall(text)) + " "
-    return {kind for kind, words in EVENT_KINDS.items()
-            if any(f" {w} " in flat for w in words)}
+    out = set()
+    for phrase, kind in _PHRASES:
+        if f" {phrase} " in flat:
+            out.add(kind)
+            flat = flat.replace(f" {phrase} ", " | ")
+    return out
+
+
+# The weather a condition waits for is the one its verb leaves: "the wind drops" waits for
+# a still day, "the rain stops" for a dry one; and a context that tells the opposite of
+# what the condition needs is not its moment ("blowing a gale, though bone dry" for "a
+# dry, still day").
+OPPOSITE = {"rain": "dry", "dry": "rain", "wind": "still", "still": "wind"}
+ENDING = re.compile(r"\b(?:drops?|dropped|stops?|stopped|eases?|eased|dies down|died down|"
+                    r"lets up|let up|clears?|cleared|calms? down|is over|has passed)\b",
+                    re.IGNORECASE)
+
+
+def told_kinds(text: str) -> set[str]:
+    """The kinds of event a condition waits for, or a sentence tells: its `event_kinds`,
+    with the weather it says ends turned to its opposite ("the wind has dropped" tells a
+    still day)."""
+    kinds = event_kinds(text)
+    if ENDING.search(text or ""):
+        kinds = {OPPOSITE.get(k, k) if k in ("rain", "wind") else k for k in kinds}
+    return kinds
 
 
 @dataclass(frozen=True)
@@ -402,7 +456,8 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 r"|\bstill (?:off|away|waiting|awaiting|on leave|in hospital)\b"),
     ("pending", r"\b(?:will|shall|gonna|should|supposed to|about to|going to|coming to|"
                 r"(?:is|are|am)\s+coming|"
-                r"due to|yet|delayed|tomorrow|tonight|soon|next (?:week|month|year|time|\w+day)|"
+                r"due to|yet|delayed|tomorrow|tonight|soon|"
+                r"next (?:week(?:end)?|month|year|time|morning|evening|night|\w+day)|"
                 r"this (?:evening|afternoon|weekend)|expect(?:s|ed|ing)?|"
                 r"hop(?:e|es|ed|ing)|might|maybe|perhaps|probably|forecast|can wait|"
                 r"(?:waiting|wait) (?:for|on|till|until)|plan(?:s|ned|ning)? to|heading|"
@@ -414,7 +469,10 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 # of errands says nothing of it)
                 r"meant to|awaiting|"
                 r"later (?:today|on|tonight|this \w+)|any (?:day|minute|moment|time) now|"
-                r"in (?:an?|a few|\d+|two|three) (?:minutes?|mins?|hours?|hrs?|days?|weeks?)|"
+                r"(?:in|within|for) (?:an?|a few|a couple(?: of)?|several|\d+|two|three|four|five|"
+                r"ten) (?:more )?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)|"
+                # sent, not arrived: "the replacement reader's been dispatched"
+                r"dispatched|shipped|in transit|out for delivery|en route|"
                 r"(?:booked|scheduled|pencilled) (?:in )?for|on order|as soon as|hopefully|"
                 r"fingers crossed|(?:until|till) (?:next|the end|the \d|\d|tomorrow|"
                 r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
@@ -430,6 +488,8 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
     ("hypothetical", r"\b(?:if|unless|in case|whether|would|wish)\b"),
 )
 _VETO = [(kind, re.compile(rx, re.IGNORECASE)) for kind, rx in VETO_CUES]
+# A hedge leaves its clause out of the evidence, but says no event did not happen.
+HEDGE = re.compile(r"\b(?:might|maybe|perhaps|probably|hop(?:e|es|ed|ing)|hopefully)\b")
 # Where a cue's scope ends: clause punctuation, and the conjunctions that start another
 # clause ("drove past the shop but didn't stop": both halves are vetoed, each by its own).
 SCOPE_BREAK = re.compile(
@@ -491,10 +551,12 @@ def affirmed_text(text: str, ahead: bool = False) -> str:
     for a condition that is itself about what is coming ("when the guests are coming"),
     a clause that says something is coming is evidence, not a veto."""
     return ". ".join(LEADING_JOIN.sub("", c.text.strip(" .,;:!?-—"))
-                     for c in scoped_clauses(text) if not _vetoes(c.veto, ahead))
+                     for c in scoped_clauses(text) if not vetoes(c.veto, ahead))
 
 
-def _vetoes(veto: str, ahead: bool) -> bool:
+def vetoes(veto: str, ahead: bool) -> bool:
+    """Whether a clause's veto counts (`ahead`: a pending clause is evidence, see
+    `looks_ahead`)."""
     return bool(veto) and not (ahead and veto.startswith("pending"))
 
 
