@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from vaultmem import api, commitments
+from vaultmem import api, commitments, ledger_view
 from vaultmem.schema import SCHEMA
 
 from .conftest import write_files
@@ -66,7 +66,7 @@ class Vault:
             "AND op NOT LIKE 'candidate-%' ORDER BY id").fetchall()  # ledger entries' ops
 
     def due_result(self, day: int, context: str | None = None, hour: int = 9,
-                   horizon: int = 7) -> commitments.DueResult:
+                   horizon: int = 7) -> ledger_view.DueResult:
         return self.vault.due(context=context, now=datetime(2026, 8, day, hour),
                               horizon=horizon)
 
@@ -122,7 +122,7 @@ def test_an_unchanged_ledger_adds_no_revisions(edited):
 
 
 def test_history_returns_each_entrys_revisions_in_order(edited):
-    pay = commitments.history(edited.store, PAY).as_dict()
+    pay = ledger_view.history(edited.store, PAY).as_dict()
     assert pay["raw"] == "- [ ] Pay the plumber invoice 📅 2026-08-20 [[Plumber]]"
     assert (pay["status"], pay["ledger"], pay["line"], pay["first_seen"]) == (
         "open", "Ledger.md", 1, "2026-08-01T00:00:00")
@@ -131,33 +131,33 @@ def test_history_returns_each_entrys_revisions_in_order(edited):
     assert pay["revisions"][1]["detail"] == {
         "from": "2026-08-15", "to": "2026-08-20",
         "fields": {"due": {"from": "2026-08-15", "to": "2026-08-20"}}}
-    passport = commitments.history(edited.store, PASSPORT).as_dict()
+    passport = ledger_view.history(edited.store, PASSPORT).as_dict()
     assert [r["kind"] for r in passport["revisions"]] == ["created", "done", "reopened"]
     assert passport["revisions"][1]["detail"] == {"from": "open", "on": "2026-08-02"}
     assert passport["revisions"][2]["detail"] == {"from": "done"}
-    reconcile = commitments.history(edited.store, RECONCILE).as_dict()
+    reconcile = ledger_view.history(edited.store, RECONCILE).as_dict()
     assert reconcile["revisions"][1]["detail"] == {
         "from": "Reconcile the vendor quote against the June estimate",
         "to": "Reconcile the vendor quote with the June estimate"}
-    plants = commitments.history(edited.store, PLANTS).as_dict()
+    plants = ledger_view.history(edited.store, PLANTS).as_dict()
     assert plants["status"] == "removed"
     assert [r["kind"] for r in plants["revisions"]] == ["created", "retargeted", "removed"]
     assert plants["revisions"][1]["detail"] == {"added": ["Kitchen"], "removed": ["Office"]}
-    assert commitments.history(edited.store, "c-no-such-entry") is None
+    assert ledger_view.history(edited.store, "c-no-such-entry") is None
 
 
 def test_removed_entries_are_kept_and_listed_only_with_closed_ones(edited):
     row = edited.store.execute("SELECT present, status FROM entries WHERE id = ?",
                                [PLANTS]).fetchone()
     assert row == (0, "open")
-    everything = commitments.list_entries(edited.store, include_closed=True).results
+    everything = ledger_view.list_entries(edited.store, include_closed=True).results
     assert [(e["id"], e["status"]) for e in everything] == [
         (PAY, "open"), (RECONCILE, "open"), (PASSPORT, "open"), (FERRY, "cancelled"),
         (PLANTS, "removed")]
     plants = everything[-1]
     assert plants["revisions"] == 3
     assert (plants["notes"], plants["unresolved"]) == (["Kitchen.md"], [])
-    open_only = commitments.list_entries(edited.store, include_closed=False).results
+    open_only = ledger_view.list_entries(edited.store, include_closed=False).results
     assert [e["id"] for e in open_only] == [PAY, RECONCILE, PASSPORT]
     pay = open_only[0]
     assert (pay["due"], pay["fires_from"], pay["ledger"], pay["line"]) == (
@@ -176,7 +176,7 @@ def test_a_line_put_back_with_its_block_id_reopens_the_removed_entry(vault):
         ("2026-08-02T00:00:00", "removed", "c-landlord"),
         ("2026-08-03T00:00:00", "reopened", "c-landlord"),
         ("2026-08-03T00:00:00", "overridden", "c-landlord")]
-    open_ids = [e["id"] for e in commitments.list_entries(vault.store, False).results]
+    open_ids = [e["id"] for e in ledger_view.list_entries(vault.store, False).results]
     assert open_ids == ["c-rent", "c-landlord"]
 
 
@@ -186,7 +186,7 @@ def test_identity_survives_a_reword_and_a_reschedule_at_once(vault):
     assert vault.entry_ops() == [("2026-08-01T00:00:00", "created", PAY),
                                  ("2026-08-02T00:00:00", "rescheduled", PAY),
                                  ("2026-08-02T00:00:00", "overridden", PAY)]
-    [entry] = commitments.list_entries(vault.store, include_closed=True).results
+    [entry] = ledger_view.list_entries(vault.store, include_closed=True).results
     assert (entry["id"], entry["action"], entry["due"]) == (
         PAY, "Pay the plumber's final invoice", "2026-08-22")
 
@@ -196,7 +196,7 @@ def test_identity_survives_reordering_lines(vault):
     lines = LEDGER_1.splitlines()
     vault.ledger("\n".join(reversed(lines)) + "\n", 2)
     assert [op for op in vault.entry_ops() if op[0] != "2026-08-01T00:00:00"] == []
-    lines_now = {e["id"]: e["line"] for e in commitments.list_entries(vault.store, True).results}
+    lines_now = {e["id"]: e["line"] for e in ledger_view.list_entries(vault.store, True).results}
     assert lines_now == {PLANTS: 1, FERRY: 2, PASSPORT: 3, RECONCILE: 4, PAY: 5}
 
 
@@ -214,7 +214,7 @@ def test_a_type_ledger_note_anywhere_is_a_ledger(vault):
     vault.write("projects/house/notes.md",
                 "# Notes\n\n- [ ] Not a commitment: this note is no ledger\n", day=1)
     vault.index(1)
-    [entry] = commitments.list_entries(vault.store, include_closed=True).results
+    [entry] = ledger_view.list_entries(vault.store, include_closed=True).results
     assert (entry["id"], entry["ledger"], entry["line"], entry["notes"]) == (
         "c-clear-gutter", "projects/house/tasks.md", 6, ["Gutter.md"])
 
@@ -226,7 +226,7 @@ def test_a_ledger_that_stops_being_one_removes_its_entries(vault):
     vault.index(2)
     assert vault.entry_ops() == [("2026-08-01T00:00:00", "created", "c-clear-gutter"),
                                  ("2026-08-02T00:00:00", "removed", "c-clear-gutter")]
-    assert [e["status"] for e in commitments.list_entries(vault.store, True).results] == ["removed"]
+    assert [e["status"] for e in ledger_view.list_entries(vault.store, True).results] == ["removed"]
 
 
 def test_a_deleted_ledger_removes_its_entries_but_keeps_them(vault):
@@ -235,7 +235,7 @@ def test_a_deleted_ledger_removes_its_entries_but_keeps_them(vault):
     (vault.root / "tasks.md").unlink()
     vault.index(2)
     assert vault.entry_ops()[-1] == ("2026-08-02T00:00:00", "removed", "c-clear-gutter")
-    assert commitments.history(vault.store, "c-clear-gutter").status == "removed"
+    assert ledger_view.history(vault.store, "c-clear-gutter").status == "removed"
 
 
 def test_moving_a_ledger_keeps_its_entries_without_revisions(vault):
@@ -245,7 +245,7 @@ def test_moving_a_ledger_keeps_its_entries_without_revisions(vault):
     (vault.root / "tasks.md").rename(vault.root / "archive" / "tasks.md")
     vault.index(2)
     assert vault.entry_ops() == [("2026-08-01T00:00:00", "created", "c-clear-gutter")]
-    [entry] = commitments.list_entries(vault.store, include_closed=False).results
+    [entry] = ledger_view.list_entries(vault.store, include_closed=False).results
     assert entry["ledger"] == "archive/tasks.md"
 
 
@@ -263,7 +263,7 @@ def test_an_unreadable_line_is_a_warning_with_path_and_line(vault):
         "SELECT path, line, message FROM warnings WHERE source = 'ledger' ORDER BY line")
     assert stored.fetchall() == expected
     # The readable lines are still entries; the bad date leaves that entry undated.
-    entries = {e["id"]: e["due"] for e in commitments.list_entries(vault.store, True).results}
+    entries = {e["id"]: e["due"] for e in ledger_view.list_entries(vault.store, True).results}
     assert entries == {PAY: "2026-08-15", "c-something-odd": None, "c-call-bank": None}
     # Fixing the lines clears the warnings.
     vault.ledger(text.replace("[?]", "[ ]").replace("2026-13-01", "2026-12-01"), 2,

@@ -308,7 +308,7 @@ class Vault:
     def _revise(self, entry_id: str, now: datetime, edit):
         """Rewrite an open entry's line with `edit(vault, ledger, line, raw)`, with the
         store in step before (to find the line as it is) and after (to record it)."""
-        from .commitments import revised
+        from .ledger_view import revised
 
         self._in_step(now)
         from .store import entries
@@ -338,7 +338,7 @@ class Vault:
     def _unresolved(self, entry_id: str) -> list[str]:
         """A new entry's links that name no note, as the index resolved them: the very
         `unresolved` that `ledger()` lists for it."""
-        from .commitments import list_entries
+        from .ledger_view import list_entries
 
         return next((e.unresolved for e in list_entries(self.store, False).results
                      if e.id == entry_id), [])
@@ -411,8 +411,8 @@ class Vault:
             horizon: int = 7):
         """The due set (SPEC 6): overdue, due today, triggered by `context`, window open,
         and what comes up within `horizon` days. A read: asking twice gives one answer."""
-        from .commitments import due_set
         from .embed import fingerprint_for, query_side
+        from .ledger_view import due_set
         from .trigger import make_context
 
         if horizon < 0:
@@ -428,7 +428,7 @@ class Vault:
     def ledger(self, *, include_closed: bool = False):
         """Ledger entries with status, linked notes and revision counts."""
         from .appended import lost
-        from .commitments import list_entries
+        from .ledger_view import list_entries
 
         result = list_entries(self.store, include_closed)
         result.lost = lost(self.store)
@@ -436,7 +436,7 @@ class Vault:
 
     def history(self, entry_id: str):
         """One entry's typed revisions (created, rescheduled, …, removed)."""
-        from .commitments import history
+        from .ledger_view import history
 
         found = history(self.store, entry_id)
         if found is None:

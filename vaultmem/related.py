@@ -30,7 +30,7 @@ from datetime import datetime
 
 import numpy as np
 
-from . import commitments
+from . import commitments, ledger_view
 from .config import Settings
 from .notedoc import find
 from .schema import SCHEMA
@@ -140,7 +140,7 @@ def related(store: Store, settings: Settings, name: str, now: datetime, fingerpr
             scores[j] = scores.get(j, 0.0) + value
             reasons.setdefault(j, []).append(reason)
     top = sorted((j for j in scores if j in titles), key=lambda j: (-scores[j], titles[j][0]))
-    due = commitments.due_set(store, settings, now, None, fingerprint)
+    due = ledger_view.due_set(store, settings, now, None, fingerprint)
     results = [Related(rank, titles[j][0], titles[j][1], round(scores[j], 4),
                        sorted(reasons[j], key=lambda r: REASON_KINDS.index(r.kind)),
                        _firing_on(due, titles[j][0]))
@@ -273,13 +273,13 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _firing_on(due: commitments.DueResult, path: str) -> list[FiringHere]:
+def _firing_on(due: ledger_view.DueResult, path: str) -> list[FiringHere]:
     """The commitments linking the note at `path` that fire now (the due set's, not
     coming up)."""
     return [FiringHere(i.id, i.action, i.why) for i in due.firing if path in i.notes]
 
 
-def _open_commitments(store: Store, due: commitments.DueResult, note: int
+def _open_commitments(store: Store, due: ledger_view.DueResult, note: int
                       ) -> list[OpenCommitment]:
     """The note's open commitments, each with whether it fires now and why (or when it
     comes up), as `vaultmem due` would say."""
