@@ -469,7 +469,8 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 # of errands says nothing of it)
                 r"meant to|awaiting|"
                 r"later (?:today|on|tonight|this \w+)|any (?:day|minute|moment|time) now|"
-                r"(?:in|within|for) (?:an?|a few|a couple(?: of)?|several|\d+|two|three|four|five|"
+                # "in two days" is to come; "for two days" is how long something has lasted
+                r"(?:in|within) (?:an?|a few|a couple(?: of)?|several|\d+|two|three|four|five|"
                 r"ten) (?:more )?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)|"
                 # sent, not arrived: "the replacement reader's been dispatched"
                 r"dispatched|shipped|in transit|out for delivery|en route|"
