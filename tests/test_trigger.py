@@ -6,7 +6,14 @@ from datetime import date
 
 import pytest
 
-from vaultmem.trigger import Match, content_stems, keyword_match, scoped_clauses, veto_of
+from vaultmem.trigger import (
+    Match,
+    content_stems,
+    keyword_match,
+    scoped_clauses,
+    told_kinds,
+    veto_of,
+)
 
 TODAY = date(2026, 8, 15)
 
@@ -144,3 +151,18 @@ def test_a_clause_said_as_to_come_denies_its_words_a_hedge_does_not():
                              False).vetoed
     assert "left" not in _Told("The scoop scraped bottom, maybe four or five meals left.",
                                False).vetoed
+
+
+@pytest.mark.parametrize(("text", "kinds"), [
+    # an ending verb ends only the weather it governs, in its own clause (before: the
+    # 'stops' of "bus stops" told a dry day, and one ending flipped every weather word of
+    # the sentence)
+    ("It has started to rain; the bus stops are flooded.", {"rain"}),
+    ("The wind has dropped but now it is raining hard.", {"still", "rain"}),
+    ("The rain has stopped but it is blowing a gale.", {"dry", "wind"}),
+    ("when the wind drops", {"still"}),
+    ("once it stops raining", {"dry"}),
+    ("The rain has finally eased off.", {"dry"}),
+])
+def test_an_ending_word_ends_only_the_weather_it_governs(text, kinds):
+    assert told_kinds(text) == kinds
