@@ -166,3 +166,22 @@ def test_a_clause_said_as_to_come_denies_its_words_a_hedge_does_not():
 ])
 def test_an_ending_word_ends_only_the_weather_it_governs(text, kinds):
     assert told_kinds(text) == kinds
+
+
+def test_a_word_denied_in_one_clause_vetoes_nothing_the_others_affirm():
+    # (Before: "bathroom", said only in the clause put next week, vetoed "when the plumber
+    # finishes the bathroom" though "Plumber's finished" says its other words.)
+    from vaultmem import cue
+    from vaultmem.commitments import _Told
+    from vaultmem.trigger import Words
+
+    condition = "the plumber finishes the bathroom"
+    told = _Told("Plumber's finished. The bathroom needs a coat of paint next week, though.",
+                 False)
+    words = content_stems(condition)
+    denied, affirmed = words & told.vetoed - told.stems, words & told.stems
+    assert denied == {"bathroom"} and affirmed
+    assert cue._told_otherwise(cue.Evidence(condition, Words(0.0), denied=tuple(denied),
+                                            affirmed=tuple(affirmed))) == ""
+    # with none of its words affirmed, the denied one still vetoes
+    assert cue._told_otherwise(cue.Evidence(condition, Words(0.0), denied=("bathroom",)))

@@ -261,7 +261,8 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
         _said(told.sentences, subject), _keywords_found(entry.keywords, told.stems),
         _condition_date(entry.condition, today), vetoes, measured, note,
         tuple(sorted(denied)), tuple(sorted(owned)), bool(owned & told.stems),
-        tuple(sorted(noted)))
+        tuple(sorted(noted)),
+        tuple(sorted((trigger.content_stems(entry.condition) - names) & told.stems)))
 
 
 class _Told:
