@@ -151,6 +151,10 @@ def test_a_clause_said_as_to_come_denies_its_words_a_hedge_does_not():
                              False).vetoed
     assert "left" not in _Told("The scoop scraped bottom, maybe four or five meals left.",
                                False).vetoed
+    # a hedge beside a firm "next week" still denies (before: the clause's veto was
+    # "pending: hopefully", so "photo" was not denied and c-photos fired)
+    assert "photo" in _Told("Tilly's home from school; hopefully the photos come next week.",
+                            False).vetoed
 
 
 @pytest.mark.parametrize(("text", "kinds"), [

@@ -276,7 +276,7 @@ class _Told:
         # what the context denies: a hedge ("maybe four or five meals left") does not
         self.vetoed = trigger.content_stems(" ".join(
             c.text for c in trigger.scoped_clauses(text)
-            if trigger.vetoes(c.veto, ahead) and not trigger.HEDGE.search(c.veto)))
+            if trigger.vetoes(c.veto, ahead) and not trigger.hedged(c)))
         self.placed = trigger.placed_stems(text, ahead)
         self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.told_kinds(s)))
                           for s in trigger.told_sentences(text, ahead)]

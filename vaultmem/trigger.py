@@ -564,6 +564,13 @@ def veto_of(clause: str) -> str:
     return ""
 
 
+def hedged(clause: Clause) -> bool:
+    """Whether a clause's veto is only a hedge ("maybe four or five meals left"): one
+    with a firm cue beside the hedge ("hopefully the photos come next week") is not."""
+    return bool(HEDGE.search(clause.veto)) and not veto_of(
+        re.sub(HEDGE.pattern, " ", clause.text, flags=re.IGNORECASE))
+
+
 def _veto_within(unit: str, scoped: list[Clause]) -> str:
     """The veto of the first vetoed clause that lies in `unit`, else ""."""
     flat = " ".join(unit.split())
