@@ -189,3 +189,15 @@ def test_a_word_denied_in_one_clause_vetoes_nothing_the_others_affirm():
                                             affirmed=tuple(affirmed))) == ""
     # with none of its words affirmed, the denied one still vetoes
     assert cue._told_otherwise(cue.Evidence(condition, Words(0.0), denied=("bathroom",)))
+
+
+def test_what_of_the_subjects_must_be_said_in_a_sentence_that_names_them():
+    # (Before: "photo" anywhere in the context counted, so c-photos fired on Tilly coming
+    # back and some photos of the garden printed in another sentence.)
+    from vaultmem.commitments import _owned_said, _Told
+
+    apart = _Told("Tilly's back from her swimming lesson. Printed some photos of the garden.",
+                  False)
+    assert not _owned_said(apart, {"photo"}, {"tilli"})
+    assert _owned_said(_Told("Tilly brought her school photos home.", False), {"photo"},
+                       {"tilli"})

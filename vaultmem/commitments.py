@@ -260,7 +260,7 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
         floor, tuple(sorted(placed)), place_words, tuple(sorted(subject)),
         _said(told.sentences, subject), _keywords_found(entry.keywords, told.stems),
         _condition_date(entry.condition, today), vetoes, measured, note,
-        tuple(sorted(denied)), tuple(sorted(owned)), bool(owned & told.stems),
+        tuple(sorted(denied)), tuple(sorted(owned)), _owned_said(told, owned, subject),
         tuple(sorted(noted)),
         tuple(sorted((trigger.content_stems(entry.condition) - names) & told.stems)))
 
@@ -281,6 +281,16 @@ class _Told:
         self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.told_kinds(s)))
                           for s in trigger.told_sentences(text, ahead)]
         self.named = set().union(*(n for n, _ in self.sentences)) if self.sentences else set()
+        # per told sentence, the names it says and its stems (what it says of them)
+        self.said = [(trigger.name_stems_in(s), trigger.content_stems(s))
+                     for s in trigger.told_sentences(text, ahead)]
+
+
+def _owned_said(told: _Told, owned: set[str], subject: set[str]) -> bool:
+    """Whether a told sentence that names the subject says what of theirs the condition
+    waits for ("Tilly's back. Printed some photos of the garden": the photos are not
+    Tilly's)."""
+    return any(names & subject and owned & stems for names, stems in told.said)
 
 
 def _titled(names: set[str], views, entry: OpenEntry) -> set[str]:
