@@ -201,3 +201,17 @@ def test_what_of_the_subjects_must_be_said_in_a_sentence_that_names_them():
     assert not _owned_said(apart, {"photo"}, {"tilli"})
     assert _owned_said(_Told("Tilly brought her school photos home.", False), {"photo"},
                        {"tilli"})
+
+
+def test_a_note_several_entries_link_leads_for_none_of_them():
+    # (Before: a shared note counted as each entry's own, with no rival: both led by inf.)
+    from vaultmem.commitments import OpenEntry, note_leads
+
+    def entry(i: int, notes: list[int]) -> OpenEntry:
+        return OpenEntry(f"c-{i}", "act", "the thing happens", (), None, None, None, notes,
+                         None, i, "Ledger.md")
+
+    assert note_leads([entry(0, [7]), entry(1, [7])], [(7, 0.8)]) == {}
+    # its own note leads over the others' notes, the shared one counting for nobody
+    leads = note_leads([entry(0, [7, 8]), entry(1, [7, 9])], [(7, 0.9), (8, 0.6), (9, 0.5)])
+    assert leads[0] == pytest.approx((0.6, 0.1)) and leads[1] == pytest.approx((0.5, -0.1))

@@ -231,11 +231,14 @@ def note_leads(entries: list[OpenEntry], nearest: list[tuple[int, float]]
     floor = nearest[-1][1] if nearest else 0.0
     linked = {i: set(e.note_ids) for i, e in enumerate(entries) if e.condition and e.note_ids}
     out = {}
-    for i, mine in linked.items():
+    shared = {n for i, notes in linked.items() for n in notes
+              if any(n in other for j, other in linked.items() if j != i)}
+    for i, notes in linked.items():
+        mine = notes - shared
         best = max((cosine[n] for n in mine if n in cosine), default=None)
         if best is None:
             continue
-        theirs = set().union(*(n for j, n in linked.items() if j != i)) - mine
+        theirs = set().union(*(n for j, n in linked.items() if j != i)) - notes
         rival = max((cosine.get(n, floor) for n in theirs), default=-math.inf)
         out[i] = (best, best - rival)
     return out
