@@ -215,3 +215,11 @@ def test_a_note_several_entries_link_leads_for_none_of_them():
     # its own note leads over the others' notes, the shared one counting for nobody
     leads = note_leads([entry(0, [7, 8]), entry(1, [7, 9])], [(7, 0.9), (8, 0.6), (9, 0.5)])
     assert leads[0] == pytest.approx((0.6, 0.1)) and leads[1] == pytest.approx((0.5, -0.1))
+
+
+def test_it_is_is_no_possessive():
+    # (Before: "It's" read as a possessive, so "frost" was a thing of "it"'s to be said.)
+    from vaultmem.trigger import owned_stems
+
+    assert owned_stems("It's cold enough for frost") == set()
+    assert owned_stems("Isla's school photos come home") == {"photo"}

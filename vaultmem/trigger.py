@@ -151,7 +151,9 @@ def subject_text(condition: str) -> str:
 # The subject's possessive opens the condition ("Isla's school photos come home", "Dr
 # Osei's office gets back to me"); one later on is its topic ("Mr Okoro replies about
 # Finn's maths set": Mr Okoro is the subject).
+# "It's", "That's" are "it is", not possessives.
 POSSESSOR = re.compile(r"^\s*(?:(?:the|my|our)\s+)?(?:[A-Z][^\W\d_]*\s+)*"
+                       r"(?!(?:It|That|There|Here|What|Who|Where|He|She|Let)['’]s\b)"
                        r"[A-Z][^\W\d_]*['’]s\s+(?P<rest>.*)$")
 
 
