@@ -6,7 +6,14 @@ from datetime import date
 
 import pytest
 
-from vaultmem.trigger import Match, content_stems, keyword_match, scoped_clauses, veto_of
+from vaultmem.trigger import (
+    Match,
+    content_stems,
+    keyword_match,
+    scoped_clauses,
+    told_kinds,
+    veto_of,
+)
 
 TODAY = date(2026, 8, 15)
 
@@ -127,6 +134,8 @@ def test_a_clause_that_says_its_event_has_not_happened_is_vetoed(clause, veto):
     "it is still raining", "still sat in departures after five hours",
     "the quote came through this morning", "Mum wants me to send her the photos",
     "Need to book the car in",  # a to-do beside a cue in a list of errands
+    # a duration that has passed (vetoed as "pending: for two days" before)
+    "Sam has been back from Lisbon for two days now", "Uncle Ray rang for ten minutes",
 ])
 def test_a_clause_that_says_it_happened_or_is_happening_is_not_vetoed(clause):
     assert veto_of(clause) == ""
@@ -142,3 +151,75 @@ def test_a_clause_said_as_to_come_denies_its_words_a_hedge_does_not():
                              False).vetoed
     assert "left" not in _Told("The scoop scraped bottom, maybe four or five meals left.",
                                False).vetoed
+    # a hedge beside a firm "next week" still denies (before: the clause's veto was
+    # "pending: hopefully", so "photo" was not denied and c-photos fired)
+    assert "photo" in _Told("Tilly's home from school; hopefully the photos come next week.",
+                            False).vetoed
+
+
+@pytest.mark.parametrize(("text", "kinds"), [
+    # an ending verb ends only the weather it governs, in its own clause (before: the
+    # 'stops' of "bus stops" told a dry day, and one ending flipped every weather word of
+    # the sentence)
+    ("It has started to rain; the bus stops are flooded.", {"rain"}),
+    ("The wind has dropped but now it is raining hard.", {"still", "rain"}),
+    ("The rain has stopped but it is blowing a gale.", {"dry", "wind"}),
+    ("when the wind drops", {"still"}),
+    ("once it stops raining", {"dry"}),
+    ("The rain has finally eased off.", {"dry"}),
+])
+def test_an_ending_word_ends_only_the_weather_it_governs(text, kinds):
+    assert told_kinds(text) == kinds
+
+
+def test_a_word_denied_in_one_clause_vetoes_nothing_the_others_affirm():
+    # (Before: "bathroom", said only in the clause put next week, vetoed "when the plumber
+    # finishes the bathroom" though "Plumber's finished" says its other words.)
+    from vaultmem import cue
+    from vaultmem.commitments import _Told
+    from vaultmem.trigger import Words
+
+    condition = "the plumber finishes the bathroom"
+    told = _Told("Plumber's finished. The bathroom needs a coat of paint next week, though.",
+                 False)
+    words = content_stems(condition)
+    denied, affirmed = words & told.vetoed - told.stems, words & told.stems
+    assert denied == {"bathroom"} and affirmed
+    assert cue._told_otherwise(cue.Evidence(condition, Words(0.0), denied=tuple(denied),
+                                            affirmed=tuple(affirmed))) == ""
+    # with none of its words affirmed, the denied one still vetoes
+    assert cue._told_otherwise(cue.Evidence(condition, Words(0.0), denied=("bathroom",)))
+
+
+def test_what_of_the_subjects_must_be_said_in_a_sentence_that_names_them():
+    # (Before: "photo" anywhere in the context counted, so c-photos fired on Tilly coming
+    # back and some photos of the garden printed in another sentence.)
+    from vaultmem.commitments import _owned_said, _Told
+
+    apart = _Told("Tilly's back from her swimming lesson. Printed some photos of the garden.",
+                  False)
+    assert not _owned_said(apart, {"photo"}, {"tilli"})
+    assert _owned_said(_Told("Tilly brought her school photos home.", False), {"photo"},
+                       {"tilli"})
+
+
+def test_a_note_several_entries_link_leads_for_none_of_them():
+    # (Before: a shared note counted as each entry's own, with no rival: both led by inf.)
+    from vaultmem.commitments import OpenEntry, note_leads
+
+    def entry(i: int, notes: list[int]) -> OpenEntry:
+        return OpenEntry(f"c-{i}", "act", "the thing happens", (), None, None, None, notes,
+                         None, i, "Ledger.md")
+
+    assert note_leads([entry(0, [7]), entry(1, [7])], [(7, 0.8)]) == {}
+    # its own note leads over the others' notes, the shared one counting for nobody
+    leads = note_leads([entry(0, [7, 8]), entry(1, [7, 9])], [(7, 0.9), (8, 0.6), (9, 0.5)])
+    assert leads[0] == pytest.approx((0.6, 0.1)) and leads[1] == pytest.approx((0.5, -0.1))
+
+
+def test_it_is_is_no_possessive():
+    # (Before: "It's" read as a possessive, so "frost" was a thing of "it"'s to be said.)
+    from vaultmem.trigger import owned_stems
+
+    assert owned_stems("It's cold enough for frost") == set()
+    assert owned_stems("Isla's school photos come home") == {"photo"}

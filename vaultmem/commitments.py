@@ -231,11 +231,14 @@ def note_leads(entries: list[OpenEntry], nearest: list[tuple[int, float]]
     floor = nearest[-1][1] if nearest else 0.0
     linked = {i: set(e.note_ids) for i, e in enumerate(entries) if e.condition and e.note_ids}
     out = {}
-    for i, mine in linked.items():
+    shared = {n for i, notes in linked.items() for n in notes
+              if any(n in other for j, other in linked.items() if j != i)}
+    for i, notes in linked.items():
+        mine = notes - shared
         best = max((cosine[n] for n in mine if n in cosine), default=None)
         if best is None:
             continue
-        theirs = set().union(*(n for j, n in linked.items() if j != i)) - mine
+        theirs = set().union(*(n for j, n in linked.items() if j != i)) - notes
         rival = max((cosine.get(n, floor) for n in theirs), default=-math.inf)
         out[i] = (best, best - rival)
     return out
@@ -260,8 +263,9 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
         floor, tuple(sorted(placed)), place_words, tuple(sorted(subject)),
         _said(told.sentences, subject), _keywords_found(entry.keywords, told.stems),
         _condition_date(entry.condition, today), vetoes, measured, note,
-        tuple(sorted(denied)), tuple(sorted(owned)), bool(owned & told.stems),
-        tuple(sorted(noted)))
+        tuple(sorted(denied)), tuple(sorted(owned)), _owned_said(told, owned, subject),
+        tuple(sorted(noted)),
+        tuple(sorted((trigger.content_stems(entry.condition) - names) & told.stems)))
 
 
 class _Told:
@@ -275,11 +279,21 @@ class _Told:
         # what the context denies: a hedge ("maybe four or five meals left") does not
         self.vetoed = trigger.content_stems(" ".join(
             c.text for c in trigger.scoped_clauses(text)
-            if trigger.vetoes(c.veto, ahead) and not trigger.HEDGE.search(c.veto)))
+            if trigger.vetoes(c.veto, ahead) and not trigger.hedged(c)))
         self.placed = trigger.placed_stems(text, ahead)
         self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.told_kinds(s)))
                           for s in trigger.told_sentences(text, ahead)]
         self.named = set().union(*(n for n, _ in self.sentences)) if self.sentences else set()
+        # per told sentence, the names it says and its stems (what it says of them)
+        self.said = [(trigger.name_stems_in(s), trigger.content_stems(s))
+                     for s in trigger.told_sentences(text, ahead)]
+
+
+def _owned_said(told: _Told, owned: set[str], subject: set[str]) -> bool:
+    """Whether a told sentence that names the subject says what of theirs the condition
+    waits for ("Tilly's back. Printed some photos of the garden": the photos are not
+    Tilly's)."""
+    return any(names & subject and owned & stems for names, stems in told.said)
 
 
 def _titled(names: set[str], views, entry: OpenEntry) -> set[str]:

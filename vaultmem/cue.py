@@ -67,6 +67,7 @@ class Evidence:
     owned: tuple[str, ...] = ()  # "Isla's school photos": what of the names' must be said
     owned_said: bool = True  # …and whether a told sentence naming the subject says it
     noted: tuple[str, ...] = ()  # the subject's names only its linked notes carry
+    affirmed: tuple[str, ...] = ()  # its words (not names) said in clauses not vetoed
 
     @property
     def kinds(self) -> frozenset:
@@ -105,15 +106,16 @@ def decide(ev: Evidence, settings: Settings) -> Cue:
 def _told_otherwise(ev: Evidence) -> str:
     """Why the context says the condition does not hold now, else "": it tells the
     opposite weather ("blowing a gale" for "the wind drops"), or says the condition's own
-    words only in clauses that deny them and tells no event of its kind ("results in a
-    couple of days" for "the results come back": told as pending)."""
+    words only in clauses that deny them, none in one that does not, and tells no event of
+    its kind ("results in a couple of days" for "the results come back": told as pending;
+    "Plumber's finished. The bathroom needs paint next week" denies nothing)."""
     weather = ev.kinds & WEATHER
     opposite = {trigger.OPPOSITE[k] for k in weather if k not in ev.said} & ev.said
     if opposite:
         return f"the context tells the opposite weather ({', '.join(sorted(opposite))})"
     if set(ev.owned) & set(ev.denied):  # "Tilly's home; the photos come next week"
         return f"its {' '.join(ev.owned)} told as not happened"
-    if ev.denied and not ev.kinds & ev.said:
+    if ev.denied and not ev.affirmed and not ev.kinds & ev.said:
         # (an event of its kind told about the subject is its event, whatever the
         # context adds in a clause that denies: "Mr Okoro replied — Finn can move up a
         # set if the test goes well")

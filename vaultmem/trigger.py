@@ -151,7 +151,9 @@ def subject_text(condition: str) -> str:
 # The subject's possessive opens the condition ("Isla's school photos come home", "Dr
 # Osei's office gets back to me"); one later on is its topic ("Mr Okoro replies about
 # Finn's maths set": Mr Okoro is the subject).
+# "It's", "That's" are "it is", not possessives.
 POSSESSOR = re.compile(r"^\s*(?:(?:the|my|our)\s+)?(?:[A-Z][^\W\d_]*\s+)*"
+                       r"(?!(?:It|That|There|Here|What|Who|Where|He|She|Let)['’]s\b)"
                        r"[A-Z][^\W\d_]*['’]s\s+(?P<rest>.*)$")
 
 
@@ -301,13 +303,40 @@ ENDING = re.compile(r"\b(?:drops?|dropped|stops?|stopped|eases?|eased|dies down|
                     re.IGNORECASE)
 
 
+# Where one weather clause ends and the next begins: "the wind has dropped but now it is
+# raining" tells a still day and rain, not a dry one.
+WEATHER_CLAUSE = re.compile(r"[.;,!?—]|\bbut\b|\band now\b", re.IGNORECASE)
+_ENDING_WEATHER = {w for k in ("rain", "wind") for w in EVENT_KINDS[k] if " " not in w}
+# Words that may stand between the weather and its ending: "the rain has finally stopped".
+_BETWEEN = {"has", "have", "had", "is", "was", "s", "finally", "just", "now", "already",
+            "at", "last", "seems", "seemed", "to", "really", "properly", "completely",
+            "eventually", "mostly", "all"}
+
+
+def _ended_weather(clause: str) -> set[str]:
+    """The weather kinds an ending verb in `clause` governs: the weather word just before
+    it ("the rain has stopped") or the gerund just after ("it stopped raining"); "the bus
+    stops" ends nothing."""
+    out = set()
+    for m in ENDING.finditer(clause):
+        before = re.findall(r"[a-z]+", clause[:m.start()].lower())
+        while before and before[-1] in _BETWEEN:
+            before.pop()
+        after = re.findall(r"[a-z]+", clause[m.end():].lower())[:1]
+        for word in before[-1:] + after:
+            if word in _ENDING_WEATHER:
+                out |= event_kinds(word) & {"rain", "wind"}
+    return out
+
+
 def told_kinds(text: str) -> set[str]:
     """The kinds of event a condition waits for, or a sentence tells: its `event_kinds`,
     with the weather it says ends turned to its opposite ("the wind has dropped" tells a
-    still day)."""
-    kinds = event_kinds(text)
-    if ENDING.search(text or ""):
-        kinds = {OPPOSITE.get(k, k) if k in ("rain", "wind") else k for k in kinds}
+    still day), clause by clause and only the weather the ending governs."""
+    kinds: set[str] = set()
+    for clause in WEATHER_CLAUSE.split(text or ""):
+        ended = _ended_weather(clause)
+        kinds |= {OPPOSITE[k] if k in ended else k for k in event_kinds(clause)}
     return kinds
 
 
@@ -469,7 +498,8 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 # of errands says nothing of it)
                 r"meant to|awaiting|"
                 r"later (?:today|on|tonight|this \w+)|any (?:day|minute|moment|time) now|"
-                r"(?:in|within|for) (?:an?|a few|a couple(?: of)?|several|\d+|two|three|four|five|"
+                # "in two days" is to come; "for two days" is how long something has lasted
+                r"(?:in|within) (?:an?|a few|a couple(?: of)?|several|\d+|two|three|four|five|"
                 r"ten) (?:more )?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)|"
                 # sent, not arrived: "the replacement reader's been dispatched"
                 r"dispatched|shipped|in transit|out for delivery|en route|"
@@ -534,6 +564,13 @@ def veto_of(clause: str) -> str:
         if found:
             return f"{kind}: {found.group(0).strip().lower()}"
     return ""
+
+
+def hedged(clause: Clause) -> bool:
+    """Whether a clause's veto is only a hedge ("maybe four or five meals left"): one
+    with a firm cue beside the hedge ("hopefully the photos come next week") is not."""
+    return bool(HEDGE.search(clause.veto)) and not veto_of(
+        re.sub(HEDGE.pattern, " ", clause.text, flags=re.IGNORECASE))
 
 
 def _veto_within(unit: str, scoped: list[Clause]) -> str:
