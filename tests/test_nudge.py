@@ -34,6 +34,7 @@ from vaultmem.nudge import (
     window_start,
 )
 from vaultmem.schema import SCHEMA
+from vaultmem.store import nudges as nudge_rows
 
 T = datetime(2026, 8, 10, 10, 0)
 HOUR = timedelta(hours=1)
@@ -653,20 +654,75 @@ def test_an_overdue_entry_nudges_again_once_fatigue_fades_never_in_quiet_hours(n
     assert all(DAY <= gap <= 3 * DAY for gap in gaps)  # spaced by fatigue, which fades
 
 
-def test_each_dismissal_in_a_row_weighs_more_so_the_spacing_grows():
+def test_each_dismissal_in_a_row_weighs_more_in_the_hours_after_it():
     p = KIND_DEFAULTS["dated"]
-    once = fatigue(p, [], [T - DAY], T)
-    twice = fatigue(p, [], [T - 2 * DAY, T - DAY], T)
-    assert twice == pytest.approx(p.dismiss * (math.exp(-2) + 2 * math.exp(-1)))
-    assert twice > once + p.dismiss * math.exp(-2)  # the second counts double
+    lone = fatigue(p, [], [T], T + 4 * HOUR)
+    second = fatigue(p, [], [T - DAY, T], T + 4 * HOUR)  # a day after the first: in a row
+    assert second == pytest.approx(p.dismiss * (math.exp(-28 / 24) + 2 * math.exp(-8 / 24)))
+    assert second > lone + p.dismiss * math.exp(-28 / 24)  # the second counts double
 
 
-def test_an_overdue_entry_turned_down_again_and_again_comes_back_less_often(nudge_vault):
+def test_an_unrelated_dismissal_13_days_ago_does_not_double_todays():
+    t = T
+    alone = fatigue(Params(), [], [t], t)
+    assert alone == pytest.approx(0.5)
+    assert fatigue(Params(), [], [t - 13 * DAY, t], t) == pytest.approx(alone, abs=1e-4)
+    # Nor does last week's dismissal of a recurring entry, which keeps its id.
+    assert fatigue(Params(), [], [t - 7 * DAY, t], t) == pytest.approx(alone, abs=1e-3)
+
+
+def test_an_accept_between_two_dismissals_ends_the_run():
+    p = KIND_DEFAULTS["dated"]
+    first, second = T - DAY, T
+    in_a_row = fatigue(p, [], [first, second], T)
+    broken = fatigue(p, [], [first, second], T, answered=[T - 12 * HOUR])
+    assert broken == pytest.approx(p.dismiss * (math.exp(-1) + 1))  # each counts once
+    assert in_a_row == pytest.approx(p.dismiss * (math.exp(-1) + 2))
+    # An answer outside the two (before the first, after now) ends nothing.
+    assert fatigue(p, [], [first, second], T, answered=[first - HOUR, T + HOUR]) == \
+        pytest.approx(in_a_row)
+
+
+@pytest.mark.parametrize("answer", ["accept", "snooze"])
+def test_an_accept_or_snooze_stored_between_two_dismissals_ends_the_run(nudge_vault, answer):
+    v = nudge_vault({"Ledger.md": ONE})
+    first = NUDGED_AT - DAY
+    moments = [(first, "dismiss"), (first + 6 * HOUR, answer), (NUDGED_AT, "dismiss")]
+    for stamp, kind in moments:
+        nudge_rows.surfaced(v.store, "c-pay-plumber", stamp.isoformat(), 1.5, "Pay the plumber")
+        record_feedback(v.store, "c-pay-plumber", kind, stamp)
+    t = NUDGED_AT + 2 * HOUR
+    item = v.item("c-pay-plumber")
+    undismissed = terms(item, t, [m for m, _ in moments], []).value
+    p = item.params
+    each_once = p.dismiss * (math.exp(-26 / p.dismiss_hours) + math.exp(-2 / p.dismiss_hours))
+    assert v.tick(t).values["c-pay-plumber"] == pytest.approx(undismissed - each_once, abs=1e-4)
+
+
+def test_three_dismissals_in_a_row_have_faded_a_day_and_a_half_after_the_last():
+    p = KIND_DEFAULTS["dated"]
+    three = [T - 2 * DAY, T - DAY, T]
+    assert fatigue(p, [], three, T) == pytest.approx(
+        p.dismiss * (3 + 2 * math.exp(-2) + math.exp(-2)))  # capped run: 1st, 2nd, 3rd
+    for hours in range(24, 37):
+        later = T + hours * HOUR
+        # Never more than one lone dismissal would leave by then ...
+        assert fatigue(p, [], three, later) <= fatigue(p, [], [T], later)
+    # ... and under 0.05 (of θ = 1) a day and a half after the last.
+    assert fatigue(p, [], three, T + 36 * HOUR) < 0.05
+    # The multiplier is capped: a fifth in a row weighs three times the first.
+    five = [T - 4 * DAY, *(T - n * DAY for n in (3, 2, 1)), T]
+    assert fatigue(p, [], five, T) - fatigue(p, [], five[:-1], T) == pytest.approx(3 * p.dismiss)
+
+
+def test_an_overdue_entry_turned_down_again_and_again_keeps_its_spacing(nudge_vault):
+    # Each dismissal fades within a day or so (SPEC 8), and one two days after the last is
+    # not "in a row": old answers never push the reminder further out, nor silence it.
     v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
     times = [t for t, _ in v.replay(datetime(2026, 8, 10), datetime(2026, 8, 20),
                                     answer="dismiss")]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-    assert len(gaps) >= 2 and gaps[1] > gaps[0]  # never silenced, but spaced further
+    assert len(gaps) >= 3 and set(gaps) == {2 * DAY}
     assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
 
 
@@ -717,7 +773,7 @@ def test_an_undated_commitment_revives_inside_its_hours_every_other_day(make_vau
     v = NudgeVault(make_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21] ^mum\n"},
                               index_at=datetime(2026, 8, 1, 10)))
     assert v.item("mum").kind == "undated"
-    shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8))  # left unanswered
+    shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8), answer="dismiss")
     assert [t.date() for t, _ in shown] == [date(2026, 8, 2), date(2026, 8, 4),
                                            date(2026, 8, 6)]
     assert all(in_hours("18:30-21:00", t) for t, _ in shown)

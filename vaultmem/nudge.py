@@ -21,8 +21,9 @@ emails, which reach an office; lunch and the evening for the rest of a life. An 
 other prospective note names its own day ("the move on Fri 16 Apr") or has no moment of
 its own: then only a cue, or hours or an importance stated for it, lets it speak. N: a
 small novelty lift after an item is written or referenced. F: fatigue, a decaying sum
-over recent nudges, a dismissal weighing more (the n-th in a row n times) and fading
-over most of a day.
+over recent nudges, a dismissal weighing more (the n-th in a row, with no accept or
+snooze between and each within a day and a half of the last, n times, up to three, and
+n times as fast) and fading over about a day.
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
 window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
@@ -65,7 +66,15 @@ WORK_WORDS = ("work",)  # a tag, project or folder so named marks a work item
 # A 🛫 window speaks up in its last part: this share of it, between these many days.
 WINDOW_SHARE = 1 / 3
 WINDOW_DAYS = (2.0, 7.0)
-DISMISSALS_COUNTED = timedelta(days=14)  # how far back a dismissal still counts in a row
+# Dismissals "in a row": of the same item, with no accept or snooze between them, each
+# within RUN_GAP of the one before. SPEC 8 has a dismissal fade within hours to a day, so a
+# reminder back the next day and turned down again repeats the same refusal; one turned
+# down a day and a half later or more (an every-other-day revival, next week's instance of
+# a recurring entry) meets an answer whose weight has faded: it starts a new run.
+RUN_GAP = timedelta(hours=36)
+RUN_CAP = 3  # the n-th in a row weighs n times the first, up to this
+DISMISSALS_COUNTED = RUN_GAP * RUN_CAP  # enough history to number the latest in its run
+FATIGUE_SPAN = timedelta(days=3)  # an answer or a nudge older than this weighs nothing
 
 
 @dataclass(frozen=True)
@@ -307,16 +316,34 @@ def hours_boost(item: Item, t: datetime) -> float:
 
 
 def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
-            t: datetime) -> float:
+            t: datetime, answered: list[datetime] | tuple = ()) -> float:
     """Decaying sums over recent surfacings (`fatigue`, over `fatigue_hours`) and, on top,
-    dismissals (`dismiss`, over the longer `dismiss_hours`). Each dismissal fades within
-    a day, but the n-th in a row weighs n times the first: a reminder turned down again
-    and again comes back less often (the spacing grows), never not at all."""
+    dismissals (`dismiss`, over `dismiss_hours`). The n-th dismissal in a row weighs n
+    times the first (up to RUN_CAP) and fades n times as fast: a reminder turned down
+    again is held back harder in the hours after, and never longer than by a lone one
+    (SPEC 8: a dismissal's fatigue fades within hours to a day). `answered`: the times of
+    the item's accepts and snoozes, each of which ends a run."""
     def decay(m: datetime, hours: float) -> float:
         return math.exp(-((t - m) / HOUR) / hours)
-    past = sorted(m for m in dismissed if m <= t)
+    runs = dismissal_runs(sorted(m for m in dismissed if m <= t), answered)
     return sum(p.fatigue * decay(m, p.fatigue_hours) for m in surfaced if m <= t) + \
-        sum(p.dismiss * n * decay(m, p.dismiss_hours) for n, m in enumerate(past, 1))
+        sum(p.dismiss * n * decay(m, p.dismiss_hours / n) for m, n in runs
+            if t - m <= FATIGUE_SPAN)
+
+
+def dismissal_runs(dismissed: list[datetime], answered: list[datetime] | tuple = ()
+                   ) -> list[tuple[datetime, int]]:
+    """(time, place in its run) of each dismissal, in order: a dismissal continues the run
+    of the one before when it comes within RUN_GAP of it and no accept or snooze lies
+    between; the place is capped at RUN_CAP."""
+    out: list[tuple[datetime, int]] = []
+    for m in dismissed:
+        if out and m - out[-1][0] <= RUN_GAP and \
+                not any(out[-1][0] < a <= m for a in answered):
+            out.append((m, min(out[-1][1] + 1, RUN_CAP)))
+        else:
+            out.append((m, 1))
+    return out
 
 
 def anchors(item: Item, snoozed: datetime | None = None) -> list[datetime]:
@@ -352,7 +379,8 @@ def window_start(item: Item, t: datetime, snoozed: datetime | None = None,
 
 
 def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[datetime],
-          oscillation: bool = True, snoozed: datetime | None = None) -> Terms:
+          oscillation: bool = True, snoozed: datetime | None = None,
+          answered: list[datetime] | tuple = ()) -> Terms:
     p = item.params
     anchor = max((a for a in anchors(item, snoozed) if a <= t), default=item.created)
     tau = max((t - anchor) / DAY, 0.0)
@@ -363,7 +391,7 @@ def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[dat
         hours=hours_boost(item, t),
         cue=p.cue if item.cue else 0.0,
         novelty=p.novelty * math.exp(-fresh / p.novelty_days),
-        fatigue=fatigue(p, surfaced, dismissed, t),
+        fatigue=fatigue(p, surfaced, dismissed, t, answered),
     )
 
 
@@ -585,6 +613,7 @@ class _Past:
 
     surfaced: list[datetime] = field(default_factory=list)  # the last three days
     dismissed: list[datetime] = field(default_factory=list)
+    answered: list[datetime] = field(default_factory=list)  # accepts and snoozes: runs end
     last: datetime | None = None  # the latest nudge, however old
     accepted: bool = False  # ... whether it was accepted
     dismissed_message: str = ""  # ... and its message, if it was dismissed
@@ -622,7 +651,7 @@ def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past:
     snoozed = muted if muted and muted <= now else None
     if item.cue and _names_cue(past.dismissed_message, item.cue):
         item.cue = None  # the same cue, already dismissed: not a new moment
-    t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed)
+    t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed, past.answered)
     fresh = past.last is None or past.last < window_start(item, now, snoozed, oscillation)
     if fresh:
         armed = True  # a new window re-arms
@@ -763,18 +792,19 @@ def explain(t: Terms, item: Item, now: datetime) -> str:
 
 
 def _history(store: Store, now: datetime) -> dict[str, _Past]:
-    """Per item: surfacings of the last three days and dismissals of the last two weeks
-    (for fatigue) and the
-    latest surfacing with its answer (for windows and accepts)."""
-    since = (now - timedelta(days=3)).isoformat(timespec="seconds")
+    """Per item: surfacings of the last three days, and dismissals, accepts and snoozes
+    far enough back to number each dismissal in its run (for fatigue); the latest
+    surfacing with its answer (for windows and accepts)."""
+    since = (now - FATIGUE_SPAN).isoformat(timespec="seconds")
     stamp = now.isoformat(timespec="seconds")
     out: dict[str, _Past] = {}
     for item_id, ts in nudge_rows.surfacings_between(store, since, stamp):
         out.setdefault(item_id, _Past()).surfaced.append(_moment(ts))
-    # Dismissals are counted further back: the n-th in a row weighs n times (`fatigue`).
+    # Answers are read further back, to number each dismissal in its run (`fatigue`).
     counted = (now - DISMISSALS_COUNTED).isoformat(timespec="seconds")
-    for item_id, ts in nudge_rows.dismissals_between(store, counted, stamp):
-        out.setdefault(item_id, _Past()).dismissed.append(_moment(ts))
+    for item_id, ts, kind in nudge_rows.answers_between(store, counted, stamp):
+        past = out.setdefault(item_id, _Past())
+        (past.dismissed if kind == "dismiss" else past.answered).append(_moment(ts))
     for item_id, ts, message, kind in nudge_rows.last_surfacings(store, stamp):
         past = out.setdefault(item_id, _Past())
         past.last, past.accepted = _moment(ts), kind == "accept"

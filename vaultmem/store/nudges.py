@@ -43,10 +43,10 @@ def surfacings_between(store: Store, since: str, until: str) -> list[tuple[str, 
                          [since, until]).fetchall()
 
 
-def dismissals_between(store: Store, since: str, until: str) -> list[tuple[str, str]]:
-    """(item id, time) of the dismissals in [since, until]."""
+def answers_between(store: Store, since: str, until: str) -> list[tuple[str, str, str]]:
+    """(item id, time, kind) of the answers (accept, dismiss, snooze) in [since, until]."""
     return store.execute(
-        "SELECT item_id, ts FROM feedback WHERE kind = 'dismiss' AND ts >= ? AND ts <= ?",
+        "SELECT item_id, ts, kind FROM feedback WHERE ts >= ? AND ts <= ? ORDER BY ts, id",
         [since, until]).fetchall()
 
 
