@@ -551,6 +551,14 @@ def main() -> None:
           f"{d.about_threshold}, context_units {d.context_units}, clause_offset "
           f"{d.clause_offset}, match_margin "
           f"{d.match_margin}, keyword_threshold {d.keyword_threshold}.")
+    report_all(results, sweep)
+    if args.json_out:
+        args.json_out.write_text(json.dumps({"results": results, "sweep": sweep}, indent=1))
+
+
+def report_all(results: list[dict], sweep: dict | None) -> None:
+    """Every table: per set, pooled, the sweeps; the matcher's sweep only from a live run
+    (`sweep` None: runs read back from files, whose sweeps were per run)."""
     sets = sorted({r["set"] for r in results})
     for name in sets:
         report([r for r in results if r["set"] == name], f"{name} blueprints")
@@ -559,10 +567,9 @@ def main() -> None:
     print("\n### Sweeps (all blueprints evaluated)")
     report_slots(results)
     report_ceiling(results)
-    report_matcher(sweep, results)
+    if sweep is not None:
+        report_matcher(sweep, results)
     report_latency(results)
-    if args.json_out:
-        args.json_out.write_text(json.dumps({"results": results, "sweep": sweep}, indent=1))
 
 
 def report_saved(paths: list[Path]) -> None:
@@ -576,15 +583,7 @@ def report_saved(paths: list[Path]) -> None:
     SWEEP = tuple(float(k[6:]) for k in keys if k.startswith("blend@"))
     print(f"## Prospective evaluation: {len(results)} blueprints (from "
           f"{', '.join(p.name for p in paths)})")
-    sets = sorted({r["set"] for r in results})
-    for name in sets:
-        report([r for r in results if r["set"] == name], f"{name} blueprints")
-    if len(sets) > 1:
-        report(results, "pooled")
-    print("\n### Sweeps (all blueprints evaluated)")
-    report_slots(results)
-    report_ceiling(results)
-    report_latency(results)
+    report_all(results, None)
 
 
 if __name__ == "__main__":

@@ -20,14 +20,18 @@ VAULT = json.loads((Path(__file__).parent / "data" / "cue_vault.json").read_text
     encoding="utf-8"))
 
 
-@pytest.fixture(scope="module")
-def vault(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("cues")
-    for path, text in {**VAULT["notes"], "Ledger.md": VAULT["ledger"]}.items():
+def indexed(root: Path, vault: dict) -> Path:
+    """A cue vault (notes + ledger, from tests/data) written at `root` and indexed."""
+    for path, text in {**vault["notes"], "Ledger.md": vault["ledger"]}.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
     assert main(["index", str(root), "--now", "2027-03-02T08:00", "--json"]) == 0
     return root
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory) -> Path:
+    return indexed(tmp_path_factory.mktemp("cues"), VAULT)
 
 
 def cli_json(capsys, *args: str) -> dict:

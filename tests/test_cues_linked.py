@@ -12,6 +12,8 @@ import pytest
 
 from vaultmem.interfaces.cli import main
 
+from .test_cues import indexed
+
 pytestmark = pytest.mark.integration
 NOW = "2027-03-02T12:00"
 
@@ -21,12 +23,7 @@ VAULT = json.loads((Path(__file__).parent / "data" / "cue_vault_linked.json").re
 
 @pytest.fixture(scope="module")
 def vault(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("cues-linked")
-    for path, text in {**VAULT["notes"], "Ledger.md": VAULT["ledger"]}.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    assert main(["index", str(root), "--now", "2027-03-02T08:00", "--json"]) == 0
-    return root
+    return indexed(tmp_path_factory.mktemp("cues-linked"), VAULT)
 
 
 def due_json(capsys, vault: Path, context: str) -> dict:
