@@ -68,6 +68,7 @@ class Evidence:
     owned_said: bool = True  # …and whether a told sentence naming the subject says it
     noted: tuple[str, ...] = ()  # the subject's names only its linked notes carry
     affirmed: tuple[str, ...] = ()  # its words (not names) said in clauses not vetoed
+    topic: tuple[str, ...] = ()  # names said that the message is about, not its sender's
 
     @property
     def kinds(self) -> frozenset:
@@ -172,7 +173,7 @@ def _meaning_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
     # The names explain the likeness only as far as the context says them: a paraphrase
     # that never names the subject ("the little one" for Leo) needs only to be closer to
     # the condition than to its names; one that names it, `subject_margin` closer.
-    margin = settings.subject_margin if ev.subject else 0.0
+    margin = settings.subject_margin if ev.subject or ev.topic else 0.0
     if hit.subject is not None and hit.score - hit.subject < margin:
         return False, (f"only its names: cosine {hit.score:.2f} to the condition, "
                        f"{hit.subject:.2f} to its names alone")
@@ -186,10 +187,14 @@ def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
         return False, ""
     weather = kinds & WEATHER
     said = kinds & ev.said
-    if weather:  # no subject to name: the weather words are the whole condition
-        if weather <= ev.said:
-            return True, f"the weather ({', '.join(sorted(weather))})"
-        return False, ""
+    if weather:  # no subject to name: the weather words are most of the condition
+        if not weather <= ev.said:
+            return False, ""
+        rest = _beside_weather(ev.condition)
+        if rest and not rest & (set(ev.affirmed) | set(ev.subject)):
+            # "a spring tide comes in with a southerly wind": a windy day is not it
+            return False, f"the weather, but nothing of {', '.join(sorted(rest))}"
+        return True, f"the weather ({', '.join(sorted(weather))})"
     if not said:
         return False, ""
     if not ev.subject:
@@ -206,6 +211,22 @@ def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
             return True, f"{about}; {_note_why(ev)}"
         return False, f"{about}, but the context is closer to another entry"
     return True, about
+
+
+# Words a weather condition may hold that say no more than the weather does ("it gets
+# properly windy", "a dry, sunny afternoon": the moment is its time of day).
+WEATHER_GENERIC = frozenset(trigger.content_stems("""day days afternoon morning evening night
+today tonight next properly proper heavily heavy really enough again first week weekend
+time nice lovely bit little spell"""))
+
+
+def _beside_weather(condition: str) -> set[str]:
+    """The content stems of a weather condition that are neither weather nor generic
+    ("allotment" of "it's dry enough to work the allotment"; "tide" of "a spring tide
+    comes in with a southerly wind"): some of them must be told too."""
+    weather = trigger.content_stems(" ".join(
+        w for kind in WEATHER for w in trigger.EVENT_KINDS[kind]))
+    return trigger.content_stems(condition) - weather - WEATHER_GENERIC - {"get", "come"}
 
 
 def _notes_lead(ev: Evidence, settings: Settings) -> bool:
