@@ -1,7 +1,8 @@
 """Who a condition waits on, and what else it says, end to end through the CLI with the
 real model on a ledger of its own (tests/data/cue_vault_roles.json): the name a message
 is about is not its sender; a name two entries' notes carry still says which one, when
-they wait for different kinds of event; the weather is not a condition that also names
+they wait for different kinds of event; an event told in the words of an entry's note
+and no other's is its cue; the weather is not a condition that also names
 a tide or a place; a breeze is not a still day."""
 
 from __future__ import annotations
@@ -60,6 +61,17 @@ def test_a_name_two_notes_carry_still_tells_a_reply_from_an_arrival(capsys, vaul
     # before: nothing (Harbourside Lettings is in the notes of c-landlord and c-roofer)
     assert triggered(capsys, vault, "Email from Harbourside Lettings: the landlord agrees "
                                     "to five years at the same rent.") == ["c-landlord"]
+
+
+def test_an_event_told_in_the_words_of_its_note_alone(capsys, vault):
+    # before: nothing (no word of "the quote from Sparks Ltd arrives", no name; the note
+    # says Sparks are the electricians doing the rewiring)
+    assert triggered(capsys, vault, "The electrician's estimate for the rewiring just "
+                                    "landed in my inbox.") == ["c-sparks"]
+
+
+def test_an_event_of_its_kind_that_no_note_speaks_of_is_no_cue(capsys, vault):
+    assert triggered(capsys, vault, "A parcel landed on the doormat: new headphones.") == []
 
 
 @pytest.mark.parametrize(("context", "entry"), [

@@ -267,7 +267,7 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
         tuple(sorted(denied)), tuple(sorted(owned)), _owned_said(told, owned, subject),
         tuple(sorted(noted)),
         tuple(sorted((trigger.content_stems(entry.condition) - names) & told.stems)),
-        tuple(sorted(topic)))
+        tuple(sorted(topic)), told.kinds)
 
 
 class _Told:
@@ -286,6 +286,7 @@ class _Told:
         self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.told_kinds(s)))
                           for s in trigger.told_sentences(text, ahead)]
         self.named = set().union(*(n for n, _ in self.sentences)) if self.sentences else set()
+        self.kinds = frozenset().union(*(k for _, k in self.sentences))
         # per told sentence, the names it says and its stems (what it says of them)
         self.said = [(trigger.name_stems_in(s), trigger.content_stems(s))
                      for s in trigger.told_sentences(text, ahead)]

@@ -14,7 +14,8 @@ word from the roofer", "drove past the shop" are no evidence at all):
   unrelated errands at 0.3-0.5 of each other), and closer than to the condition's names;
 * event: the context names the condition's subject (its names, or a name only the notes
   it links carry) and says an event of the condition's kind happened (an arrival, a
-  message, the weather; see `trigger.EVENT_KINDS`).
+  message, the weather; see `trigger.EVENT_KINDS`); or it names no one and tells such
+  an event in words closer to this entry's linked notes than to any other entry's.
 
 Meaning, or words and an event together, is a strong cue: the entry's notes are placed
 at `fire_slot`. Words or an event alone is a weak cue: it fires (the entry is due), and
@@ -69,6 +70,7 @@ class Evidence:
     noted: tuple[str, ...] = ()  # the subject's names only its linked notes carry
     affirmed: tuple[str, ...] = ()  # its words (not names) said in clauses not vetoed
     topic: tuple[str, ...] = ()  # names said that the message is about, not its sender's
+    told: frozenset = frozenset()  # event kinds told anywhere in the context (not denied)
 
     @property
     def kinds(self) -> frozenset:
@@ -196,6 +198,8 @@ def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
             return False, f"the weather, but nothing of {', '.join(sorted(rest))}"
         return True, f"the weather ({', '.join(sorted(weather))})"
     if not said:
+        if kinds & ev.told and not ev.subject:
+            return _unnamed(ev, kinds & ev.told, settings)
         return False, ""
     if not ev.subject:
         return False, ""
@@ -227,6 +231,19 @@ def _beside_weather(condition: str) -> set[str]:
     weather = trigger.content_stems(" ".join(
         w for kind in WEATHER for w in trigger.EVENT_KINDS[kind]))
     return trigger.content_stems(condition) - weather - WEATHER_GENERIC - {"get", "come"}
+
+
+def _unnamed(ev: Evidence, told: frozenset, settings: Settings) -> tuple[bool, str]:
+    """An event of the condition's kind told of no one it names, in words its notes use
+    ("the electrician's estimate landed" for "the quote from Sparks Ltd arrives", whose
+    note says Sparks are the electricians): its cue when the context is closer to this
+    entry's notes than to any other's by `unnamed_margin`, and meaning does not point at
+    another entry."""
+    if ev.note is None or ev.note[1] < settings.unnamed_margin:
+        return False, ""
+    if ev.hit is None or ev.hit.lead < -settings.support_margin:
+        return False, f"{_a(told)}, but the context is closer to another entry"
+    return True, f"{_a(told)}; {_note_why(ev)}"
 
 
 def _notes_lead(ev: Evidence, settings: Settings) -> bool:
