@@ -238,8 +238,8 @@ def _unnamed(ev: Evidence, told: frozenset, settings: Settings) -> tuple[bool, s
     ("the electrician's estimate landed" for "the quote from Sparks Ltd arrives", whose
     note says Sparks are the electricians): its cue when the context is closer to this
     entry's notes than to any other's by `unnamed_margin`, and meaning does not point at
-    another entry."""
-    if ev.note is None or ev.note[1] < settings.unnamed_margin:
+    another entry. With no other entry's notes to compare, the rule has nothing to say."""
+    if ev.note is None or math.isinf(ev.note[1]) or ev.note[1] < settings.unnamed_margin:
         return False, ""
     if ev.hit is None or ev.hit.lead < -settings.support_margin:
         return False, f"{_a(told)}, but the context is closer to another entry"
