@@ -245,6 +245,7 @@ ENV_VALUES: dict[str, tuple[str, str | None]] = {
     "support_margin": ("0.1", "-3"),
     "subject_margin": ("0", "nan"),
     "note_margin": ("0.1", "3"),
+    "unnamed_margin": ("0.2", "-3"),
     "note_ratio": ("0.75", "1.5"),
     "fire_slot": ("3", "0"),
     "ledger_notes": ("Tasks.md,Work/Ledger.md", "Tasks.md,notes.txt"),

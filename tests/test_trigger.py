@@ -12,6 +12,7 @@ from vaultmem.trigger import (
     keyword_match,
     scoped_clauses,
     told_kinds,
+    topic_stems,
     veto_of,
 )
 
@@ -223,3 +224,15 @@ def test_it_is_is_no_possessive():
 
     assert owned_stems("It's cold enough for frost") == set()
     assert owned_stems("Isla's school photos come home") == {"photo"}
+
+
+@pytest.mark.parametrize(("condition", "topic"), [
+    ("ISD replies about Marisol's application", {"marisol"}),
+    ("the city council answers about the bins on Douglas Street", {"dougla", "street"}),
+    ("Mr Okoro replies about Finn's maths set", {"finn"}),
+    ("Ana's back from Porto", set()),  # Ana is back; Porto is where from
+    ("a letter from HMRC arrives", set()),  # a letter names the thing, HMRC sends it
+    ("Dr Osei's office gets back to me", set()),
+])
+def test_the_names_a_message_is_about_are_not_its_sender(condition, topic):
+    assert topic_stems(condition) == topic

@@ -251,7 +251,8 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
     """One entry's evidence from what the context tells (`noted`: the names only its
     linked notes carry that the context says)."""
     names = trigger.name_stems(entry.condition)
-    subject = (names & told.named) | noted
+    topic = trigger.topic_stems(entry.condition) & told.named
+    subject = (names & told.named) - topic | noted
     owned = trigger.owned_stems(entry.condition)
     # its own words (not its names) that the context says only where it denies them
     denied = (trigger.content_stems(entry.condition) - names) & told.vetoed - told.stems
@@ -265,7 +266,8 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
         _condition_date(entry.condition, today), vetoes, measured, note,
         tuple(sorted(denied)), tuple(sorted(owned)), _owned_said(told, owned, subject),
         tuple(sorted(noted)),
-        tuple(sorted((trigger.content_stems(entry.condition) - names) & told.stems)))
+        tuple(sorted((trigger.content_stems(entry.condition) - names) & told.stems)),
+        tuple(sorted(topic)), told.kinds)
 
 
 class _Told:
@@ -284,6 +286,7 @@ class _Told:
         self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.told_kinds(s)))
                           for s in trigger.told_sentences(text, ahead)]
         self.named = set().union(*(n for n, _ in self.sentences)) if self.sentences else set()
+        self.kinds = frozenset().union(*(k for _, k in self.sentences))
         # per told sentence, the names it says and its stems (what it says of them)
         self.said = [(trigger.name_stems_in(s), trigger.content_stems(s))
                      for s in trigger.told_sentences(text, ahead)]
@@ -323,13 +326,31 @@ def _subject_names(entries, views, named: set[str], rare) -> dict[str, set[str]]
     names = {e.id: trigger.content_stems(" ".join(t for k, t, _ in views.get(e.id, [])
                                                   if k == "names"))
              - trigger.content_stems(e.condition or "") for e in entries if e.condition}
+    kinds = {e.id: _kinds_of(e.condition) for e in entries if e.condition}
     found = {}
     for entry_id, mine in names.items():
-        others = set().union(*(v for k, v in names.items() if k != entry_id))
+        others = set().union(*(v for k, v in names.items()
+                               if k != entry_id and _compete(kinds[entry_id], kinds[k])))
         found[entry_id] = (mine - others) & named
     wanted = set().union(*found.values()) if found else set()
     keep = rare(wanted) if rare is not None and wanted else wanted
     return {k: v & keep for k, v in found.items() if v & keep}
+
+
+def _kinds_of(condition: str) -> frozenset:
+    """The kinds of event a condition waits for; "presence" for "I'm at X"."""
+    kinds = frozenset(trigger.told_kinds(condition))
+    return kinds | {"presence"} if trigger.place_of(condition) else kinds
+
+
+def _compete(mine: frozenset, theirs: frozenset) -> bool:
+    """Whether a name both entries' notes carry could be told for either: unless both wait
+    for events of known, different kinds (a name in a message says which of two replies
+    came, not which of a reply and a delivery). A place's name is a place for anyone
+    ("at Millbrook" may be the school as well as the garden centre)."""
+    if not mine or not theirs or "presence" in mine | theirs:
+        return True
+    return bool(mine & theirs)
 
 
 def _keywords_found(keywords: tuple[str, ...], stems: set[str]) -> str:

@@ -72,6 +72,7 @@ class Settings:
     note_ratio: float = 0.5  # a view needs this share of the best cosine to another note
     subject_margin: float = 0.15  # meaning: how much closer than to the condition's names
     note_margin: float = 0.05  # an event: how much closer to its notes than to others' notes
+    unnamed_margin: float = 0.10  # …when the context names no one: the event told is the cue
     fire_slot: int = 1  # notes of a grounded firing entry rank no lower than this
     # ledger, prospective items, nudges (SPEC 3, 7, 8)
     ledger_notes: tuple = ("Ledger.md",)
@@ -300,6 +301,7 @@ RULES: dict[str, Rule] = {
     "support_margin": _between(-2, 2),
     "subject_margin": _between(-2, 2),
     "note_margin": _between(-2, 2),
+    "unnamed_margin": _between(-2, 2),
     "fire_slot": _between(1, 1000, _whole),
     "ledger_notes": Rule(_names, lambda v: all(n.lower().endswith(".md") for n in v),
                          "vault-relative note paths ending in .md (comma-separated in the "

@@ -14,7 +14,8 @@ word from the roofer", "drove past the shop" are no evidence at all):
   unrelated errands at 0.3-0.5 of each other), and closer than to the condition's names;
 * event: the context names the condition's subject (its names, or a name only the notes
   it links carry) and says an event of the condition's kind happened (an arrival, a
-  message, the weather; see `trigger.EVENT_KINDS`).
+  message, the weather; see `trigger.EVENT_KINDS`); or it names no one and tells such
+  an event in words closer to this entry's linked notes than to any other entry's.
 
 Meaning, or words and an event together, is a strong cue: the entry's notes are placed
 at `fire_slot`. Words or an event alone is a weak cue: it fires (the entry is due), and
@@ -68,6 +69,8 @@ class Evidence:
     owned_said: bool = True  # …and whether a told sentence naming the subject says it
     noted: tuple[str, ...] = ()  # the subject's names only its linked notes carry
     affirmed: tuple[str, ...] = ()  # its words (not names) said in clauses not vetoed
+    topic: tuple[str, ...] = ()  # names said that the message is about, not its sender's
+    told: frozenset = frozenset()  # event kinds told anywhere in the context (not denied)
 
     @property
     def kinds(self) -> frozenset:
@@ -172,7 +175,7 @@ def _meaning_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
     # The names explain the likeness only as far as the context says them: a paraphrase
     # that never names the subject ("the little one" for Leo) needs only to be closer to
     # the condition than to its names; one that names it, `subject_margin` closer.
-    margin = settings.subject_margin if ev.subject else 0.0
+    margin = settings.subject_margin if ev.subject or ev.topic else 0.0
     if hit.subject is not None and hit.score - hit.subject < margin:
         return False, (f"only its names: cosine {hit.score:.2f} to the condition, "
                        f"{hit.subject:.2f} to its names alone")
@@ -186,11 +189,17 @@ def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
         return False, ""
     weather = kinds & WEATHER
     said = kinds & ev.said
-    if weather:  # no subject to name: the weather words are the whole condition
-        if weather <= ev.said:
-            return True, f"the weather ({', '.join(sorted(weather))})"
-        return False, ""
+    if weather:  # no subject to name: the weather words are most of the condition
+        if not weather <= ev.said:
+            return False, ""
+        rest = _beside_weather(ev.condition)
+        if rest and not rest & (set(ev.affirmed) | set(ev.subject)):
+            # "a spring tide comes in with a southerly wind": a windy day is not it
+            return False, f"the weather, but nothing of {', '.join(sorted(rest))}"
+        return True, f"the weather ({', '.join(sorted(weather))})"
     if not said:
+        if kinds & ev.told and not ev.subject:
+            return _unnamed(ev, kinds & ev.told, settings)
         return False, ""
     if not ev.subject:
         return False, ""
@@ -206,6 +215,35 @@ def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
             return True, f"{about}; {_note_why(ev)}"
         return False, f"{about}, but the context is closer to another entry"
     return True, about
+
+
+# Words a weather condition may hold that say no more than the weather does ("it gets
+# properly windy", "a dry, sunny afternoon": the moment is its time of day).
+WEATHER_GENERIC = frozenset(trigger.content_stems("""day days afternoon morning evening night
+today tonight next properly proper heavily heavy really enough again first week weekend
+time nice lovely bit little spell"""))
+
+
+def _beside_weather(condition: str) -> set[str]:
+    """The content stems of a weather condition that are neither weather nor generic
+    ("allotment" of "it's dry enough to work the allotment"; "tide" of "a spring tide
+    comes in with a southerly wind"): some of them must be told too."""
+    weather = trigger.content_stems(" ".join(
+        w for kind in WEATHER for w in trigger.EVENT_KINDS[kind]))
+    return trigger.content_stems(condition) - weather - WEATHER_GENERIC - {"get", "come"}
+
+
+def _unnamed(ev: Evidence, told: frozenset, settings: Settings) -> tuple[bool, str]:
+    """An event of the condition's kind told of no one it names, in words its notes use
+    ("the electrician's estimate landed" for "the quote from Sparks Ltd arrives", whose
+    note says Sparks are the electricians): its cue when the context is closer to this
+    entry's notes than to any other's by `unnamed_margin`, and meaning does not point at
+    another entry. With no other entry's notes to compare, the rule has nothing to say."""
+    if ev.note is None or math.isinf(ev.note[1]) or ev.note[1] < settings.unnamed_margin:
+        return False, ""
+    if ev.hit is None or ev.hit.lead < -settings.support_margin:
+        return False, f"{_a(told)}, but the context is closer to another entry"
+    return True, f"{_a(told)}; {_note_why(ev)}"
 
 
 def _notes_lead(ev: Evidence, settings: Settings) -> bool:

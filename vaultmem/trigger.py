@@ -135,6 +135,34 @@ def name_stems(condition: str) -> set[str]:
     return set(stem_words(sorted(found)))
 
 
+def topic_stems(condition: str) -> set[str]:
+    """Stems of the names a message or an arrival is about, not who sends or brings it:
+    those after the condition's first event word ("ISD replies about Marisol's
+    application": Marisol; "the city council answers about Douglas Street": Douglas,
+    Street). Marisol on the phone is not ISD replying."""
+    words = WORD.findall(condition or "")
+    flat, owner = [], []  # the lowered words ("'s" apart), each with its word's index
+    for i, word in enumerate(words):
+        for part in word.lower().replace("’", "'").replace("'s", " 's").split():
+            flat.append(part)
+            owner.append(i)
+    phrases = [phrase.split() for phrase, kind in _PHRASES
+               if kind in ("message", "arrival") and phrase not in EVENT_NOUNS]
+    for j in range(len(flat)):
+        if any(flat[j:j + len(p)] == p for p in phrases):
+            after = owner[j] + (flat[j] == "'s")  # "Ana's back": Ana is not the topic
+            tail = " ".join(words[after:])
+            return name_stems(tail) - name_stems(" ".join(SENDER.findall(tail)))
+    return set()
+
+
+# Event words that name a thing, not what its sender does: "a letter from HMRC arrives"
+# waits for HMRC's letter; HMRC is no topic. Whoever a message comes "from" sends it.
+EVENT_NOUNS = frozenset("""letter parcel courier doormat delivery email text message call
+phone voicemail feedback comments arrival reply here""".split()) | {"in the post", "in touch"}
+SENDER = re.compile(r"\bfrom\s+((?:[A-Z][^\W\d_]*['’]?s?\s*)+)")
+
+
 def subject_text(condition: str) -> str:
     """The condition's names as written, in order ("Ana Porto" for "when Ana is back from
     Porto"): embedded as the entry's subject view when the condition also names an event,
@@ -253,7 +281,8 @@ EVENT_KINDS: dict[str, tuple[str, ...]] = {
              "wet", "storm", "thunder"),
     "dry": ("dry", "sunny", "sunshine", "sun", "blue sky", "cloudless", "not a cloud",
             "baked", "not a drop", "glorious"),
-    "wind": ("windy", "wind", "gale", "gusts", "gusty", "blowing"),
+    "wind": ("windy", "wind", "gale", "gusts", "gusty", "blowing", "breezy", "breeze",
+             "blustery"),
     "still": ("still day", "calm", "no wind", "not a breath"),
 }
 
