@@ -120,7 +120,9 @@ NINE = time(9, 0)
     (datetime(2026, 10, 30, 9), 0.25),   # ... however long ago (age does not wear it)
 ])
 def test_urgency_peaks_on_the_due_day_and_keeps_a_floor(moment, expected):
-    assert urgency(dated(DUE, datetime(2026, 8, 1), DAYLONG), moment) == pytest.approx(expected)
+    # Hours of its own: the full heads-up (a plain task's is lower, tested below).
+    item = dated(DUE, datetime(2026, 8, 1), DAYLONG, stated_hours=True)
+    assert urgency(item, moment) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(("bound", "moment", "expected"), [
@@ -647,7 +649,7 @@ def test_an_overdue_entry_nudges_again_once_fatigue_fades_never_in_quiet_hours(n
     v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
     shown = v.replay(datetime(2026, 8, 10), datetime(2026, 8, 15), answer="dismiss")
     times = [t for t, _ in shown]
-    assert times[0] == datetime(2026, 8, 10, 12, 45)  # not a work item: lunch, its own time
+    assert times[0] == datetime(2026, 8, 10, 9, 0)  # past its day: first thing, 08-11 settled
     assert len(times) >= 2
     assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
@@ -749,15 +751,15 @@ def test_an_idea_cannot_push_a_due_commitment_out_of_the_days_cap(nudge_vault):
 def test_overdue_reminders_leave_the_last_slot_to_a_commitment_due_tomorrow(nudge_vault):
     v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-05 ^vat\n"
                                   "- [ ] Return the library books 📅 2026-08-06 ^books\n"
-                                  "- [ ] Pay the plumber 📅 2026-08-11 [[Plumber]] ^pay\n"},
+                                  "- [ ] Plumber comes at 8:00 📅 2026-08-11 [[Plumber]] ^pay\n"},
                     "daily_cap = 2\n")
     day = list(every(datetime(2026, 8, 10, 7), datetime(2026, 8, 10, 22)))
     results = [v.tick(t) for t in day]
     shown = [(r.now.strftime("%H:%M"), r.nudge.item.id) for r in results if r.nudge]
-    assert shown[0][0] == "12:45" and shown[0][1] in ("vat", "books")  # one overdue, once
+    assert shown[0][0] == "09:00" and shown[0][1] in ("vat", "books")  # one overdue, once
     assert shown[1:] == [("20:45", "pay")]  # the heads-up the evening before
-    lunch = results[day.index(datetime(2026, 8, 10, 13, 0))]
-    assert lunch.reason == "today's last 1 slot(s) kept for commitments due today or tomorrow"
+    morning = results[day.index(datetime(2026, 8, 10, 9, 15))]
+    assert morning.reason == "today's last 1 slot(s) kept for commitments due today or tomorrow"
 
 
 def test_an_accept_holds_for_its_window_and_the_due_day_opens_a_new_one(nudge_vault):
@@ -894,7 +896,7 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
         "Ledger.md": "- [ ] Review the rate-limiter PR 📅 2026-08-14 #work ^pr\n"
                      "- [ ] Write the release notes 📅 2026-08-14 [[Sprint]] ^notes\n"
                      "- [ ] Order the wedding present 📅 2026-08-14 ^gift\n"
-                     "- [ ] Submit the expenses 📅 2026-08-15 #work ^expenses\n"})
+                     "- [ ] Submit the expenses ⏫ 📅 2026-08-15 #work ^expenses\n"})
     assert (v.item("pr").work, v.item("notes").work, v.item("gift").work) == (True, True, False)
     own = nudge_vault({"Ledger.md": "- [ ] Post the parcel [nudge_personal_hours:: 17-19]\n"})
     assert load_items(own.store)[0].params.personal_hours == "17-19"
@@ -902,7 +904,7 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
     assert friday == [(datetime(2026, 8, 14, 10, 0), "pr"),
                       (datetime(2026, 8, 14, 10, 15), "notes"),
                       (datetime(2026, 8, 14, 12, 45), "gift"),
-                      (datetime(2026, 8, 14, 17, 30), "expenses")]  # the heads-up, at work
+                      (datetime(2026, 8, 14, 15, 0), "expenses")]  # a ⏫ heads-up, at work
     saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 15, 22), answer="accept")
     assert "expenses" not in [i for _, i in saturday]  # work waits for a working day
     sat = next(c for c in v.tick(datetime(2026, 8, 15, 10)).candidates if c.id == "expenses")
@@ -930,7 +932,7 @@ def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_t
         make_vault):
     v = NudgeVault(make_vault({
         "Ledger.md": "- [ ] Smear test at the surgery, 11:20 📅 2026-09-10 ^smear\n"
-                     "- [ ] Renew the library books 📅 2026-09-10 ^books\n"},
+                     "- [ ] Renew the library books ⏫ 📅 2026-09-10 ^books\n"},
         index_at=datetime(2026, 8, 5)))
     assert (v.item("smear").at, v.item("smear").bound) == (time(11, 20), "at")
     shown = v.replay(datetime(2026, 9, 8, 7), datetime(2026, 9, 12), answer="dismiss")
@@ -938,8 +940,57 @@ def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_t
     assert smear[0] == datetime(2026, 9, 9, 20, 45)  # the evening before, in its own hours
     assert all(t < datetime(2026, 9, 10, 10, 50) for t in smear)  # never once it is too late
     books = [t for t, i in shown if i == "books"]
-    assert books[0] == datetime(2026, 9, 9, 21, 0)  # a dated commitment's heads-up (SPEC 8)
+    # A plain task's heads-up carries it over θ with a priority (SPEC 8: with priority).
+    assert books[0].date() == date(2026, 9, 9)
     assert any(t.date() == date(2026, 9, 10) for t in books)  # and on the day
+
+
+def test_a_plain_task_waits_for_its_day_unless_it_has_a_time_its_own_hours_or_a_priority():
+    due, written = date(2026, 8, 14), datetime(2026, 8, 7, 9)
+    eve = datetime(2026, 8, 13, 20, 45)  # the evening before: in the lead, in personal hours
+    plain = dated(due, written)
+    timed = dated(due, written, at=time(11, 20), bound="at")
+    chosen = dated(due, written, replace(KIND_DEFAULTS["dated"], hours="20-22"),
+                   stated_hours=True)
+    high = dated(due, written, replace(KIND_DEFAULTS["dated"], importance=0.25 * 1.25),
+                 priority=1.25)
+    p = KIND_DEFAULTS["dated"]
+    assert urgency(plain, eve) == pytest.approx(p.task_heads_up) and p.task_heads_up > 0
+    for item in (timed, chosen):
+        assert urgency(item, eve) == pytest.approx(p.heads_up)
+        assert terms(item, eve, [], []).value >= THETA
+    assert terms(plain, eve, [], []).value < THETA  # the day before: below θ ...
+    assert terms(plain, datetime(2026, 8, 14, 12, 45), [], []).value >= THETA  # ... its day
+    assert terms(high, eve, [], []).value >= THETA  # a ⏫ task gets the evening before
+
+
+def test_a_plain_task_is_nudged_on_its_day_an_appointment_the_evening_before(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] Put up the posters 📅 2026-08-14 ^posters\n"
+                                  "- [ ] Eye test at 11:20 📅 2026-08-14 ^eyes\n"})
+    v.vault.index(now=datetime(2026, 8, 7))
+    shown = v.replay(datetime(2026, 8, 13, 7), datetime(2026, 8, 14, 22), answer="accept")
+    assert shown == [(datetime(2026, 8, 13, 20, 45), "eyes"),
+                     (datetime(2026, 8, 14, 12, 45), "posters")]
+
+
+def test_an_errand_past_its_day_is_wanted_first_thing_not_at_lunch_or_in_the_evening():
+    due, written = date(2026, 8, 7), datetime(2026, 8, 1, 9)
+    errand = dated(due, written)
+    p = KIND_DEFAULTS["dated"]
+    assert errand.hours(due) == p.personal_hours  # on its day: its kind's hours
+    assert errand.hours(date(2026, 8, 10)) == p.overdue_hours == "08-11"  # past it: mornings
+    monday = datetime(2026, 8, 10)
+    assert hours_boost(errand, monday.replace(hour=9, minute=30)) == pytest.approx(p.context)
+    assert hours_boost(errand, monday.replace(hour=12, minute=45)) == 0.0
+    assert hours_boost(errand, monday.replace(hour=20, minute=45)) == 0.0
+    # Hours of its own win, and work keeps working hours.
+    own = dated(due, written, replace(p, hours="20-22"), stated_hours=True)
+    assert own.hours(date(2026, 8, 10)) == "20-22"
+    work = dated(due, written, work=True)
+    assert work.hours(date(2026, 8, 10)) == p.work_hours
+    # An override per item, as for the other hours.
+    late = dated(due, written, replace(p, overdue_hours="07-09"))
+    assert late.hours(date(2026, 8, 10)) == "07-09"
 
 
 def test_an_idea_speaks_on_the_day_its_text_names_or_not_at_all_without_its_own_hours(

@@ -61,7 +61,8 @@ HOUR = timedelta(hours=1)
 SETTLE_SHARE = 1 / 3  # the boost starts this share of a block in (at most `settle_minutes`)
 PROSPECTIVE_KINDS = ("plan", "idea", "question", "decision", "insight")
 SHOWN = 3  # candidates named by `nudge -v` and the JSON `candidates` list
-SPANS = ("hours", "work_hours", "personal_hours")  # parameters that are hour ranges
+# Parameters that are hour ranges.
+SPANS = ("hours", "work_hours", "personal_hours", "overdue_hours")
 WORK_WORDS = ("work",)  # a tag, project or folder so named marks a work item
 # A 🛫 window speaks up in its last part: this share of it, between these many days.
 WINDOW_SHARE = 1 / 3
@@ -98,12 +99,19 @@ class Params:
     # on their own life: lunch, and the evening once the day's duties are done.
     work_hours: str = "09-12,14-18"
     personal_hours: str = "12-14,20-22"
+    # An errand past its day is a first-thing job: it is wanted at the start of the day,
+    # not over lunch or in the evening, where a reminder that it is late only nags.
+    overdue_hours: str = "08-11"
     context: float = 0.6
     assumed_hours: float = 1.0  # share of `context` when the hours are the defaults
     settle_minutes: float = 60.0
     cue: float = 0.8
     urgency: float = 0.65
     heads_up: float = 0.4  # the lead before the due day: enough to cross θ in its hours
+    # ... for an entry with a time of day or hours of its own. A plain task ("reply to
+    # Kasia", "put up the posters") is done on its day: the day before, it crosses θ only
+    # with a priority (⏫ or higher) or a cue.
+    task_heads_up: float = 0.1
     lead_days: float = 0.2
     lead_growth: float = 0.15
     act_minutes: float = 30.0  # a reminder leaves this long before a time in the action
@@ -161,7 +169,8 @@ class Item:
     def hours(self, day: date) -> str:
         """Its preferred hours on `day`. Work waits for a working day, whatever its hours.
         Hours not stated are its kind's: working hours for work and for a call (an office
-        answers then), personal hours for the rest."""
+        answers then), personal hours for the rest, and the morning for an errand past its
+        day."""
         p, weekday = self.params, day.weekday() < 5
         if self.work and not weekday:
             return ""
@@ -169,6 +178,8 @@ class Item:
             return p.hours
         if self.work or self.call:
             return p.work_hours if weekday else ""
+        if self.commitment and self.due is not None and day > self.due:
+            return p.overdue_hours
         return p.personal_hours
 
 
@@ -222,6 +233,15 @@ def lead_start(item: Item) -> datetime | None:
     return _midnight(item.due) - lead_days(item) * DAY if item.due else None
 
 
+def heads_up(item: Item) -> float:
+    """The urgency of the lead before the due day. Full for an appointment (a time of day:
+    the evening before it, one gets ready) and for an entry whose owner chose its hours;
+    `task_heads_up` for a plain task, which is done on its day: the day before, only a
+    priority (a longer lead, a higher base) lifts it over θ."""
+    p = item.params
+    return p.heads_up if item.at is not None or item.stated_hours else p.task_heads_up
+
+
 def _heads_up(item: Item) -> bool:
     return item.commitment or item.at is not None
 
@@ -273,7 +293,7 @@ def urgency(item: Item, t: datetime) -> float:
     # The heads-up before the due day (SPEC 8: a dated commitment's urgency alone carries
     # it over θ in its hours on its day and before it); a plan gets one only when it
     # happens at a time of day, for which one must be ready.
-    ramp = p.heads_up if _heads_up(item) and t >= lead_start(item) else 0.0
+    ramp = heads_up(item) if _heads_up(item) and t >= lead_start(item) else 0.0
     part = window_ramp(item)
     if part is not None and t > part[0]:
         ramp = max(ramp, p.urgency * (t - part[0]) / (part[1] - part[0]))
