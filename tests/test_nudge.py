@@ -604,7 +604,7 @@ def test_front_matter_nudge_hours_on_a_plan_note(nudge_vault):
     assert trip.params == replace(KIND_DEFAULTS["plan"], hours="07-09")
     assert garden.params == KIND_DEFAULTS["plan"]
     assert (trip.stated_hours, garden.stated_hours) == (True, False)
-    early, late = datetime(2026, 8, 3, 8), datetime(2026, 8, 3, 12, 45)  # lunch: its own
+    early, late = datetime(2026, 8, 3, 8), datetime(2026, 8, 3, 13, 0)  # lunch: its own
     boost = KIND_DEFAULTS["plan"].context
     assumed = boost * KIND_DEFAULTS["plan"].assumed_hours  # the hours it did not state
     assert terms(trip, early, [], []).context == pytest.approx(boost)
@@ -810,7 +810,7 @@ def test_a_cue_nudges_and_the_same_cue_once_dismissed_does_not_again(nudge_vault
     first = tick(v.store, v.settings, datetime(2026, 8, 11, 10), cues=cue)
     assert first.nudge.item.id == "hooks" and "trigger matched" in first.nudge.why
     record_feedback(v.store, "hooks", "dismiss", datetime(2026, 8, 11, 10))
-    later = datetime(2026, 8, 12, 12, 45)  # the dismissal has mostly faded; lunchtime
+    later = datetime(2026, 8, 12, 13, 0)  # the dismissal has mostly faded; lunchtime
     assert tick(v.store, v.settings, later, cues=cue).nudge is None
     other = {"hooks": "trigger matched: hardware"}  # another context: another moment
     assert tick(v.store, v.settings, later + 15 * MINUTE, cues=other).nudge.item.id == "hooks"
@@ -903,7 +903,7 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
     friday = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="accept")
     assert friday == [(datetime(2026, 8, 14, 10, 0), "pr"),
                       (datetime(2026, 8, 14, 10, 15), "notes"),
-                      (datetime(2026, 8, 14, 12, 45), "gift"),
+                      (datetime(2026, 8, 14, 13, 0), "gift"),
                       (datetime(2026, 8, 14, 15, 0), "expenses")]  # a ⏫ heads-up, at work
     saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 15, 22), answer="accept")
     assert "expenses" not in [i for _, i in saturday]  # work waits for a working day
@@ -960,7 +960,7 @@ def test_a_plain_task_waits_for_its_day_unless_it_has_a_time_its_own_hours_or_a_
         assert urgency(item, eve) == pytest.approx(p.heads_up)
         assert terms(item, eve, [], []).value >= THETA
     assert terms(plain, eve, [], []).value < THETA  # the day before: below θ ...
-    assert terms(plain, datetime(2026, 8, 14, 12, 45), [], []).value >= THETA  # ... its day
+    assert terms(plain, datetime(2026, 8, 14, 13, 0), [], []).value >= THETA  # ... its day
     assert terms(high, eve, [], []).value >= THETA  # a ⏫ task gets the evening before
 
 
@@ -970,7 +970,7 @@ def test_a_plain_task_is_nudged_on_its_day_an_appointment_the_evening_before(nud
     v.vault.index(now=datetime(2026, 8, 7))
     shown = v.replay(datetime(2026, 8, 13, 7), datetime(2026, 8, 14, 22), answer="accept")
     assert shown == [(datetime(2026, 8, 13, 20, 45), "eyes"),
-                     (datetime(2026, 8, 14, 12, 45), "posters")]
+                     (datetime(2026, 8, 14, 13, 0), "posters")]
 
 
 def test_an_errand_past_its_day_is_wanted_first_thing_not_at_lunch_or_in_the_evening():
@@ -1011,3 +1011,16 @@ def test_an_idea_speaks_on_the_day_its_text_names_or_not_at_all_without_its_own_
     held = next(c for c in v.tick(datetime(2026, 8, 13, 12, 45)).candidates
                 if c.id == "p-server")
     assert held.held == "no moment of its own (no date in its text)"
+
+
+def test_lunch_is_from_half_past_twelve_and_its_boost_from_one():
+    # The lunch hour a person's own errands wait for: 12:30-14:00, its first third (getting
+    # to lunch) settling, so the boost counts from 13:00; the evening is unchanged.
+    errand = dated(date(2026, 8, 14), datetime(2026, 8, 7, 9))
+    assert KIND_DEFAULTS["dated"].personal_hours == "12:30-14,20-22"
+    day = datetime(2026, 8, 14)
+    assert hours_boost(errand, day.replace(hour=12, minute=45)) == 0.0
+    assert hours_boost(errand, day.replace(hour=13)) == pytest.approx(errand.params.context)
+    assert hours_boost(errand, day.replace(hour=20, minute=30)) == 0.0
+    assert hours_boost(errand, day.replace(hour=20, minute=45)) == pytest.approx(
+        errand.params.context)
