@@ -1024,3 +1024,12 @@ def test_lunch_is_from_half_past_twelve_and_its_boost_from_one():
     assert hours_boost(errand, day.replace(hour=20, minute=30)) == 0.0
     assert hours_boost(errand, day.replace(hour=20, minute=45)) == pytest.approx(
         errand.params.context)
+
+
+def test_the_morning_for_late_errands_and_the_plain_heads_up_are_set_per_item(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] Post the parcel 📅 2026-08-01 "
+                                  "[nudge_overdue_hours:: 07-09] [nudge_task_heads_up:: 0.4]\n"})
+    item = load_items(v.store)[0]
+    assert (item.params.overdue_hours, item.params.task_heads_up) == ("07-09", 0.4)
+    assert item.hours(date(2026, 8, 3)) == "07-09"
+    assert not item.stated_hours  # its hours of the day are still its kind's
