@@ -120,9 +120,7 @@ NINE = time(9, 0)
     (datetime(2026, 10, 30, 9), 0.25),   # ... however long ago (age does not wear it)
 ])
 def test_urgency_peaks_on_the_due_day_and_keeps_a_floor(moment, expected):
-    # Hours of its own: the full heads-up (a plain task's is lower, tested below).
-    item = dated(DUE, datetime(2026, 8, 1), DAYLONG, stated_hours=True)
-    assert urgency(item, moment) == pytest.approx(expected)
+    assert urgency(dated(DUE, datetime(2026, 8, 1), DAYLONG), moment) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(("bound", "moment", "expected"), [
@@ -896,7 +894,7 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
         "Ledger.md": "- [ ] Review the rate-limiter PR 📅 2026-08-14 #work ^pr\n"
                      "- [ ] Write the release notes 📅 2026-08-14 [[Sprint]] ^notes\n"
                      "- [ ] Order the wedding present 📅 2026-08-14 ^gift\n"
-                     "- [ ] Submit the expenses ⏫ 📅 2026-08-15 #work ^expenses\n"})
+                     "- [ ] Submit the expenses 📅 2026-08-15 #work ^expenses\n"})
     assert (v.item("pr").work, v.item("notes").work, v.item("gift").work) == (True, True, False)
     own = nudge_vault({"Ledger.md": "- [ ] Post the parcel [nudge_personal_hours:: 17-19]\n"})
     assert load_items(own.store)[0].params.personal_hours == "17-19"
@@ -904,7 +902,7 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
     assert friday == [(datetime(2026, 8, 14, 10, 0), "pr"),
                       (datetime(2026, 8, 14, 10, 15), "notes"),
                       (datetime(2026, 8, 14, 13, 0), "gift"),
-                      (datetime(2026, 8, 14, 15, 0), "expenses")]  # a ⏫ heads-up, at work
+                      (datetime(2026, 8, 14, 17, 30), "expenses")]  # the heads-up, at work
     saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 15, 22), answer="accept")
     assert "expenses" not in [i for _, i in saturday]  # work waits for a working day
     sat = next(c for c in v.tick(datetime(2026, 8, 15, 10)).candidates if c.id == "expenses")
@@ -932,7 +930,7 @@ def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_t
         make_vault):
     v = NudgeVault(make_vault({
         "Ledger.md": "- [ ] Smear test at the surgery, 11:20 📅 2026-09-10 ^smear\n"
-                     "- [ ] Renew the library books ⏫ 📅 2026-09-10 ^books\n"},
+                     "- [ ] Renew the library books 📅 2026-09-10 ^books\n"},
         index_at=datetime(2026, 8, 5)))
     assert (v.item("smear").at, v.item("smear").bound) == (time(11, 20), "at")
     shown = v.replay(datetime(2026, 9, 8, 7), datetime(2026, 9, 12), answer="dismiss")
@@ -940,37 +938,8 @@ def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_t
     assert smear[0] == datetime(2026, 9, 9, 20, 45)  # the evening before, in its own hours
     assert all(t < datetime(2026, 9, 10, 10, 50) for t in smear)  # never once it is too late
     books = [t for t, i in shown if i == "books"]
-    # A plain task's heads-up carries it over θ with a priority (SPEC 8: with priority).
-    assert books[0].date() == date(2026, 9, 9)
+    assert books[0] == datetime(2026, 9, 9, 21, 0)  # a dated commitment's heads-up (SPEC 8)
     assert any(t.date() == date(2026, 9, 10) for t in books)  # and on the day
-
-
-def test_a_plain_task_waits_for_its_day_unless_it_has_a_time_its_own_hours_or_a_priority():
-    due, written = date(2026, 8, 14), datetime(2026, 8, 7, 9)
-    eve = datetime(2026, 8, 13, 20, 45)  # the evening before: in the lead, in personal hours
-    plain = dated(due, written)
-    timed = dated(due, written, at=time(11, 20), bound="at")
-    chosen = dated(due, written, replace(KIND_DEFAULTS["dated"], hours="20-22"),
-                   stated_hours=True)
-    high = dated(due, written, replace(KIND_DEFAULTS["dated"], importance=0.25 * 1.25),
-                 priority=1.25)
-    p = KIND_DEFAULTS["dated"]
-    assert urgency(plain, eve) == pytest.approx(p.task_heads_up) and p.task_heads_up > 0
-    for item in (timed, chosen):
-        assert urgency(item, eve) == pytest.approx(p.heads_up)
-        assert terms(item, eve, [], []).value >= THETA
-    assert terms(plain, eve, [], []).value < THETA  # the day before: below θ ...
-    assert terms(plain, datetime(2026, 8, 14, 13, 0), [], []).value >= THETA  # ... its day
-    assert terms(high, eve, [], []).value >= THETA  # a ⏫ task gets the evening before
-
-
-def test_a_plain_task_is_nudged_on_its_day_an_appointment_the_evening_before(nudge_vault):
-    v = nudge_vault({"Ledger.md": "- [ ] Put up the posters 📅 2026-08-14 ^posters\n"
-                                  "- [ ] Eye test at 11:20 📅 2026-08-14 ^eyes\n"})
-    v.vault.index(now=datetime(2026, 8, 7))
-    shown = v.replay(datetime(2026, 8, 13, 7), datetime(2026, 8, 14, 22), answer="accept")
-    assert shown == [(datetime(2026, 8, 13, 20, 45), "eyes"),
-                     (datetime(2026, 8, 14, 13, 0), "posters")]
 
 
 def test_an_errand_past_its_day_is_wanted_first_thing_not_at_lunch_or_in_the_evening():
@@ -1026,10 +995,10 @@ def test_lunch_is_from_half_past_twelve_and_its_boost_from_one():
         errand.params.context)
 
 
-def test_the_morning_for_late_errands_and_the_plain_heads_up_are_set_per_item(nudge_vault):
+def test_the_morning_for_late_errands_is_set_per_item(nudge_vault):
     v = nudge_vault({"Ledger.md": "- [ ] Post the parcel 📅 2026-08-01 "
-                                  "[nudge_overdue_hours:: 07-09] [nudge_task_heads_up:: 0.4]\n"})
+                                  "[nudge_overdue_hours:: 07-09]\n"})
     item = load_items(v.store)[0]
-    assert (item.params.overdue_hours, item.params.task_heads_up) == ("07-09", 0.4)
+    assert item.params.overdue_hours == "07-09"
     assert item.hours(date(2026, 8, 3)) == "07-09"
     assert not item.stated_hours  # its hours of the day are still its kind's

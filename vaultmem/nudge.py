@@ -11,8 +11,7 @@ U: urgency. A dated item peaks on its due day, inside the part of the day a time
 text leaves ("at 11:20", "by 08:30": until half an hour before; "after 2pm": from then);
 before its day it has a heads-up from a lead time (longer the further ahead it was
 written and the higher its priority), so the evening before reminds of the morning's
-appointment; a plain task (no time of day, no hours of its own) is done on its day, and
-its heads-up lifts it over θ only with a priority. After the day a deadline keeps a floor
+appointment. After the day a deadline keeps a floor
 until done or cancelled, in the morning unless it has hours of its own; an event that has
 passed is over. A 🛫 window ramps over its last third (two to seven
 days). C: context, a boost inside the item's hours (from a third of the way into a
@@ -112,10 +111,6 @@ class Params:
     cue: float = 0.8
     urgency: float = 0.65
     heads_up: float = 0.4  # the lead before the due day: enough to cross θ in its hours
-    # ... for an entry with a time of day or hours of its own. A plain task ("reply to
-    # Kasia", "put up the posters") is done on its day: the day before, it crosses θ only
-    # with a priority (⏫ or higher) or a cue.
-    task_heads_up: float = 0.1
     lead_days: float = 0.2
     lead_growth: float = 0.15
     act_minutes: float = 30.0  # a reminder leaves this long before a time in the action
@@ -237,15 +232,6 @@ def lead_start(item: Item) -> datetime | None:
     return _midnight(item.due) - lead_days(item) * DAY if item.due else None
 
 
-def heads_up(item: Item) -> float:
-    """The urgency of the lead before the due day. Full for an appointment (a time of day:
-    the evening before it, one gets ready) and for an entry whose owner chose its hours;
-    `task_heads_up` for a plain task, which is done on its day: the day before, only a
-    priority (a longer lead, a higher base) lifts it over θ."""
-    p = item.params
-    return p.heads_up if item.at is not None or item.stated_hours else p.task_heads_up
-
-
 def _heads_up(item: Item) -> bool:
     return item.commitment or item.at is not None
 
@@ -297,7 +283,7 @@ def urgency(item: Item, t: datetime) -> float:
     # The heads-up before the due day (SPEC 8: a dated commitment's urgency alone carries
     # it over θ in its hours on its day and before it); a plan gets one only when it
     # happens at a time of day, for which one must be ready.
-    ramp = heads_up(item) if _heads_up(item) and t >= lead_start(item) else 0.0
+    ramp = p.heads_up if _heads_up(item) and t >= lead_start(item) else 0.0
     part = window_ramp(item)
     if part is not None and t > part[0]:
         ramp = max(ramp, p.urgency * (t - part[0]) / (part[1] - part[0]))
