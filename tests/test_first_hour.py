@@ -106,7 +106,7 @@ def test_nudge_dry_run_records_nothing(vault, capsys):
             return (conn.execute("SELECT count(*) FROM surfacings").fetchone()[0],
                     conn.execute("SELECT count(*) FROM nudge_state").fetchone()[0])
 
-    when = ["--now", "2026-08-14T12:45", "--vault", vault.settings.vault, "--json"]  # lunch
+    when = ["--now", "2026-08-14T13:00", "--vault", vault.settings.vault, "--json"]  # lunch
     code, out, _ = cli(capsys, "nudge", "--dry-run", *when)
     assert code == 0 and json.loads(out)["nudge"] is not None
     assert recorded() == (0, 0)

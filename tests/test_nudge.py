@@ -602,7 +602,7 @@ def test_front_matter_nudge_hours_on_a_plan_note(nudge_vault):
     assert trip.params == replace(KIND_DEFAULTS["plan"], hours="07-09")
     assert garden.params == KIND_DEFAULTS["plan"]
     assert (trip.stated_hours, garden.stated_hours) == (True, False)
-    early, late = datetime(2026, 8, 3, 8), datetime(2026, 8, 3, 12, 45)  # lunch: its own
+    early, late = datetime(2026, 8, 3, 8), datetime(2026, 8, 3, 13, 0)  # lunch: its own
     boost = KIND_DEFAULTS["plan"].context
     assumed = boost * KIND_DEFAULTS["plan"].assumed_hours  # the hours it did not state
     assert terms(trip, early, [], []).context == pytest.approx(boost)
@@ -647,7 +647,7 @@ def test_an_overdue_entry_nudges_again_once_fatigue_fades_never_in_quiet_hours(n
     v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
     shown = v.replay(datetime(2026, 8, 10), datetime(2026, 8, 15), answer="dismiss")
     times = [t for t, _ in shown]
-    assert times[0] == datetime(2026, 8, 10, 12, 45)  # not a work item: lunch, its own time
+    assert times[0] == datetime(2026, 8, 10, 9, 0)  # past its day: first thing, 08-11 settled
     assert len(times) >= 2
     assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
@@ -749,15 +749,15 @@ def test_an_idea_cannot_push_a_due_commitment_out_of_the_days_cap(nudge_vault):
 def test_overdue_reminders_leave_the_last_slot_to_a_commitment_due_tomorrow(nudge_vault):
     v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-05 ^vat\n"
                                   "- [ ] Return the library books 📅 2026-08-06 ^books\n"
-                                  "- [ ] Pay the plumber 📅 2026-08-11 [[Plumber]] ^pay\n"},
+                                  "- [ ] Plumber comes at 8:00 📅 2026-08-11 [[Plumber]] ^pay\n"},
                     "daily_cap = 2\n")
     day = list(every(datetime(2026, 8, 10, 7), datetime(2026, 8, 10, 22)))
     results = [v.tick(t) for t in day]
     shown = [(r.now.strftime("%H:%M"), r.nudge.item.id) for r in results if r.nudge]
-    assert shown[0][0] == "12:45" and shown[0][1] in ("vat", "books")  # one overdue, once
+    assert shown[0][0] == "09:00" and shown[0][1] in ("vat", "books")  # one overdue, once
     assert shown[1:] == [("20:45", "pay")]  # the heads-up the evening before
-    lunch = results[day.index(datetime(2026, 8, 10, 13, 0))]
-    assert lunch.reason == "today's last 1 slot(s) kept for commitments due today or tomorrow"
+    morning = results[day.index(datetime(2026, 8, 10, 9, 15))]
+    assert morning.reason == "today's last 1 slot(s) kept for commitments due today or tomorrow"
 
 
 def test_an_accept_holds_for_its_window_and_the_due_day_opens_a_new_one(nudge_vault):
@@ -808,7 +808,7 @@ def test_a_cue_nudges_and_the_same_cue_once_dismissed_does_not_again(nudge_vault
     first = tick(v.store, v.settings, datetime(2026, 8, 11, 10), cues=cue)
     assert first.nudge.item.id == "hooks" and "trigger matched" in first.nudge.why
     record_feedback(v.store, "hooks", "dismiss", datetime(2026, 8, 11, 10))
-    later = datetime(2026, 8, 12, 12, 45)  # the dismissal has mostly faded; lunchtime
+    later = datetime(2026, 8, 12, 13, 0)  # the dismissal has mostly faded; lunchtime
     assert tick(v.store, v.settings, later, cues=cue).nudge is None
     other = {"hooks": "trigger matched: hardware"}  # another context: another moment
     assert tick(v.store, v.settings, later + 15 * MINUTE, cues=other).nudge.item.id == "hooks"
@@ -901,7 +901,7 @@ def test_hours_not_stated_are_working_hours_for_work_and_lunch_and_evening_for_t
     friday = v.replay(datetime(2026, 8, 14, 7), datetime(2026, 8, 14, 22), answer="accept")
     assert friday == [(datetime(2026, 8, 14, 10, 0), "pr"),
                       (datetime(2026, 8, 14, 10, 15), "notes"),
-                      (datetime(2026, 8, 14, 12, 45), "gift"),
+                      (datetime(2026, 8, 14, 13, 0), "gift"),
                       (datetime(2026, 8, 14, 17, 30), "expenses")]  # the heads-up, at work
     saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 15, 22), answer="accept")
     assert "expenses" not in [i for _, i in saturday]  # work waits for a working day
@@ -942,6 +942,26 @@ def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_t
     assert any(t.date() == date(2026, 9, 10) for t in books)  # and on the day
 
 
+def test_an_errand_past_its_day_is_wanted_first_thing_not_at_lunch_or_in_the_evening():
+    due, written = date(2026, 8, 7), datetime(2026, 8, 1, 9)
+    errand = dated(due, written)
+    p = KIND_DEFAULTS["dated"]
+    assert errand.hours(due) == p.personal_hours  # on its day: its kind's hours
+    assert errand.hours(date(2026, 8, 10)) == p.overdue_hours == "08-11"  # past it: mornings
+    monday = datetime(2026, 8, 10)
+    assert hours_boost(errand, monday.replace(hour=9, minute=30)) == pytest.approx(p.context)
+    assert hours_boost(errand, monday.replace(hour=12, minute=45)) == 0.0
+    assert hours_boost(errand, monday.replace(hour=20, minute=45)) == 0.0
+    # Hours of its own win, and work keeps working hours.
+    own = dated(due, written, replace(p, hours="20-22"), stated_hours=True)
+    assert own.hours(date(2026, 8, 10)) == "20-22"
+    work = dated(due, written, work=True)
+    assert work.hours(date(2026, 8, 10)) == p.work_hours
+    # An override per item, as for the other hours.
+    late = dated(due, written, replace(p, overdue_hours="07-09"))
+    assert late.hours(date(2026, 8, 10)) == "07-09"
+
+
 def test_an_idea_speaks_on_the_day_its_text_names_or_not_at_all_without_its_own_hours(
         nudge_vault):
     v = nudge_vault({
@@ -960,3 +980,25 @@ def test_an_idea_speaks_on_the_day_its_text_names_or_not_at_all_without_its_own_
     held = next(c for c in v.tick(datetime(2026, 8, 13, 12, 45)).candidates
                 if c.id == "p-server")
     assert held.held == "no moment of its own (no date in its text)"
+
+
+def test_lunch_is_from_half_past_twelve_and_its_boost_from_one():
+    # The lunch hour a person's own errands wait for: 12:30-14:00, its first third (getting
+    # to lunch) settling, so the boost counts from 13:00; the evening is unchanged.
+    errand = dated(date(2026, 8, 14), datetime(2026, 8, 7, 9))
+    assert KIND_DEFAULTS["dated"].personal_hours == "12:30-14,20-22"
+    day = datetime(2026, 8, 14)
+    assert hours_boost(errand, day.replace(hour=12, minute=45)) == 0.0
+    assert hours_boost(errand, day.replace(hour=13)) == pytest.approx(errand.params.context)
+    assert hours_boost(errand, day.replace(hour=20, minute=30)) == 0.0
+    assert hours_boost(errand, day.replace(hour=20, minute=45)) == pytest.approx(
+        errand.params.context)
+
+
+def test_the_morning_for_late_errands_is_set_per_item(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] Post the parcel 📅 2026-08-01 "
+                                  "[nudge_overdue_hours:: 07-09]\n"})
+    item = load_items(v.store)[0]
+    assert item.params.overdue_hours == "07-09"
+    assert item.hours(date(2026, 8, 3)) == "07-09"
+    assert not item.stated_hours  # its hours of the day are still its kind's

@@ -81,7 +81,7 @@ def test_readme_lists_every_json_documents_keys(tmp_path):
         docs["get"] = vault.get("Bathroom")
         docs["related"] = vault.related("Bathroom", now=now)
         docs["salience"] = vault.salience(now=now)
-        docs["nudge"] = vault.nudge(now=datetime(2026, 8, 15, 12, 45))  # lunch: personal hours
+        docs["nudge"] = vault.nudge(now=datetime(2026, 8, 15, 13, 0))  # lunch: personal hours
         nudged = docs["nudge"].as_dict()["nudge"]["id"]
         docs["feedback"] = vault.feedback(nudged, "accept", now=datetime(2026, 8, 15, 12, 50))
         docs["status"] = vault.status()

@@ -9,15 +9,17 @@ written weeks ahead is as fresh on its day as one written yesterday.
 
 U: urgency. A dated item peaks on its due day, inside the part of the day a time in its
 text leaves ("at 11:20", "by 08:30": until half an hour before; "after 2pm": from then);
-one with a time of day has a heads-up from a lead time before its day (longer the further
-ahead it was written and the higher its priority), so the evening before reminds of the
-morning's appointment. After the day a deadline keeps a floor until done or cancelled;
-an event that has passed is over. A 🛫 window ramps over its last third (two to seven
+before its day it has a heads-up from a lead time (longer the further ahead it was
+written and the higher its priority), so the evening before reminds of the morning's
+appointment. After the day a deadline keeps a floor
+until done or cancelled, in the morning unless it has hours of its own; an event that has
+passed is over. A 🛫 window ramps over its last third (two to seven
 days). C: context, a boost inside the item's hours (from a third of the way into a
 block, at most an hour: its first part is a transition) plus a cue when `--context`
 matches a trigger entry by `due`'s matcher. Hours not stated are the kind's: working
 hours on weekdays for work (tagged, filed or of a project so named) and for calls and
-emails, which reach an office; lunch and the evening for the rest of a life. An idea or
+emails, which reach an office; lunch and the evening for the rest of a life; the morning
+for an errand past its day, a first-thing job. An idea or
 other prospective note names its own day ("the move on Fri 16 Apr") or has no moment of
 its own: then only a cue, or hours or an importance stated for it, lets it speak. N: a
 small novelty lift after an item is written or referenced. F: fatigue, a decaying sum
@@ -61,7 +63,8 @@ HOUR = timedelta(hours=1)
 SETTLE_SHARE = 1 / 3  # the boost starts this share of a block in (at most `settle_minutes`)
 PROSPECTIVE_KINDS = ("plan", "idea", "question", "decision", "insight")
 SHOWN = 3  # candidates named by `nudge -v` and the JSON `candidates` list
-SPANS = ("hours", "work_hours", "personal_hours")  # parameters that are hour ranges
+# Parameters that are hour ranges.
+SPANS = ("hours", "work_hours", "personal_hours", "overdue_hours")
 WORK_WORDS = ("work",)  # a tag, project or folder so named marks a work item
 # A 🛫 window speaks up in its last part: this share of it, between these many days.
 WINDOW_SHARE = 1 / 3
@@ -95,9 +98,13 @@ class Params:
     hours: str = ""  # stated hours; empty: `work_hours` or `personal_hours` by what it is
     # The hours an item is wanted in when it states none, by what it is about: work in
     # working hours on weekdays; the rest when a person has their phone free and their mind
-    # on their own life: lunch, and the evening once the day's duties are done.
+    # on their own life: lunch (from 12:30, so the boost counts from 13:00, once one has
+    # sat down to it), and the evening once the day's duties are done.
     work_hours: str = "09-12,14-18"
-    personal_hours: str = "12-14,20-22"
+    personal_hours: str = "12:30-14,20-22"
+    # An errand past its day is a first-thing job: it is wanted at the start of the day,
+    # not over lunch or in the evening, where a reminder that it is late only nags.
+    overdue_hours: str = "08-11"
     context: float = 0.6
     assumed_hours: float = 1.0  # share of `context` when the hours are the defaults
     settle_minutes: float = 60.0
@@ -161,7 +168,8 @@ class Item:
     def hours(self, day: date) -> str:
         """Its preferred hours on `day`. Work waits for a working day, whatever its hours.
         Hours not stated are its kind's: working hours for work and for a call (an office
-        answers then), personal hours for the rest."""
+        answers then), personal hours for the rest, and the morning for an errand past its
+        day."""
         p, weekday = self.params, day.weekday() < 5
         if self.work and not weekday:
             return ""
@@ -169,6 +177,8 @@ class Item:
             return p.hours
         if self.work or self.call:
             return p.work_hours if weekday else ""
+        if self.commitment and self.due is not None and day > self.due:
+            return p.overdue_hours
         return p.personal_hours
 
 
