@@ -11,7 +11,7 @@ from datetime import date, datetime
 import numpy as np
 import pytest
 
-from vaultmem import commitments, cue, ledger_sync
+from vaultmem import commitments, cue, ledger_sync, trigger
 from vaultmem.commitments import OpenEntry
 from vaultmem.config import DEFAULTS
 from vaultmem.interfaces import render
@@ -509,3 +509,22 @@ def test_a_name_in_three_chunks_of_a_small_vault_is_rare_enough_to_name_someone(
     store = _Counts({"patel": 3, "home": 4, "dad": 27})
     assert commitments.rare_stems(store, {"patel", "home", "dad"}, 28) == {"patel"}
     assert commitments.rare_stems(store, {"patel", "home", "dad"}, 200) == {"patel", "home"}
+
+
+# -- the weather ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("condition", ["the rain stops", "it stops raining", "the rain clears",
+                                       "the rain eases off", "the storm has passed",
+                                       "the wind dies down"])
+def test_a_weather_that_ends_names_no_more_than_the_weather(condition):
+    # "Dry and sunny at last" for "the rain stops": the ending verb is the weather's, not
+    # something besides it that must be told too. (Failed before: "nothing of stop".)
+    told = trigger.told_kinds(condition)
+    found = cue.decide(cue.Evidence(condition, Words(0.0), said=frozenset(told),
+                                    told=frozenset(told)), DEFAULTS)
+    assert found.fired and found.why.endswith(f"the weather ({', '.join(sorted(told))})")
+    # What a weather condition says besides the weather still has to be told.
+    tide = cue.decide(cue.Evidence("the rain stops at the allotment", Words(0.0),
+                                   said=frozenset({"dry"})), DEFAULTS)
+    assert not tide.fired

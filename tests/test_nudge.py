@@ -1002,3 +1002,15 @@ def test_the_morning_for_late_errands_is_set_per_item(nudge_vault):
     assert item.params.overdue_hours == "07-09"
     assert item.hours(date(2026, 8, 3)) == "07-09"
     assert not item.stated_hours  # its hours of the day are still its kind's
+
+
+def test_hours_per_item_that_are_no_hours_are_left_at_the_kinds(nudge_vault):
+    # "mornings" is no range of hours: the item keeps its kind's, as a value that is no
+    # number does, and the tick goes on. (Failed before: ValueError from the tick.)
+    v = nudge_vault({"Ledger.md": "- [ ] Post the parcel 📅 2026-08-01 "
+                                  "[nudge_overdue_hours:: mornings] ^parcel\n"
+                                  "- [ ] Buy stamps 📅 2026-08-05 [nudge_hours:: 7pm] ^stamps\n"})
+    parcel, stamps = sorted(load_items(v.store), key=lambda i: i.id)
+    assert parcel.params.overdue_hours == KIND_DEFAULTS["dated"].overdue_hours
+    assert (stamps.params.hours, stamps.stated_hours) == ("", False)
+    assert v.tick(datetime(2026, 8, 3, 9, 30)).nudge.item.id == "parcel"

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
 
 from . import clock
-from .config import Settings
+from .config import Settings, _hours_ok
 from .errors import UsageError
 from .ledger import PRIORITY_FACTOR
 from .schema import SCHEMA
@@ -542,8 +542,12 @@ def _override(base: Params, values: dict) -> tuple[Params, bool]:
     the item states its own hours."""
     changes = {}
     for name, raw in _overridden(values).items():
+        if name in SPANS:  # hours that are no ranges ("mornings") leave the kind's
+            if _hours_ok(str(raw)):
+                changes[name] = str(raw)
+            continue
         try:
-            changes[name] = str(raw) if name in SPANS else float(raw)
+            changes[name] = float(raw)
         except (TypeError, ValueError):
             continue
     return replace(base, **changes), "hours" in changes

@@ -157,10 +157,12 @@ def topic_stems(condition: str) -> set[str]:
 
 
 # Event words that name a thing, not what its sender does: "a letter from HMRC arrives"
-# waits for HMRC's letter; HMRC is no topic. Whoever a message comes "from" sends it.
+# waits for HMRC's letter; HMRC is no topic. Whoever a message comes "from" sends it
+# ("from the Passport Office" as much as "from HMRC").
 EVENT_NOUNS = frozenset("""letter parcel courier doormat delivery email text message call
 phone voicemail feedback comments arrival reply here""".split()) | {"in the post", "in touch"}
-SENDER = re.compile(r"\bfrom\s+((?:[A-Z][^\W\d_]*['’]?s?\s*)+)")
+SENDER = re.compile(r"\bfrom\s+(?:(?:the|my|our|his|her|their)\s+)?"
+                    r"((?:[A-Z][^\W\d_]*['’]?s?\s*)+)")
 
 
 def subject_text(condition: str) -> str:
