@@ -220,8 +220,9 @@ def _event_holds(ev: Evidence, settings: Settings) -> tuple[bool, str]:
 # Words a weather condition may hold that say no more than the weather does ("it gets
 # properly windy", "a dry, sunny afternoon": the moment is its time of day).
 WEATHER_GENERIC = frozenset(trigger.content_stems("""day days afternoon morning evening night
-today tonight next properly proper heavily heavy really enough again first week weekend
-time nice lovely bit little spell"""))
+today tonight tomorrow overnight lunch lunchtime noon dawn dusk later soon next properly
+proper heavily heavy really enough again first week weekend time nice lovely bit little
+spell monday tuesday wednesday thursday friday saturday sunday"""))
 
 
 def _beside_weather(condition: str) -> set[str]:
