@@ -378,3 +378,53 @@ def test_the_floor_holds_where_the_coverage_exponent_has_faded():
     assert meaning_floor(" ".join(FILLER[:14] + ["garden", "hedge"]), opts) == 1.0
     # plain score fusion (no coverage rule): the floor at every length, as before
     assert meaning_floor("garden", QueryOptions(lexical_coverage=0.0)) == 1.0
+
+
+def test_what_needs_no_vector_is_read_before_the_query_is_embedded(make_vault, monkeypatch):
+    """The model loads in the background while a cold query starts (`embed.query_embedder`):
+    the lexical leg, titles, filters and salience are read before the ranking waits for
+    the query's vector, so that time overlaps the load. Fails on the earlier order, which
+    embedded the query first."""
+    vault = build(make_vault)
+    seen: list[str] = []
+    lexical_hits = Store.lexical_hits
+    monkeypatch.setattr(Store, "lexical_hits",
+                        lambda self, *a: seen.append("lexical") or lexical_hits(self, *a))
+    embed = vault.embedder.embed
+    monkeypatch.setattr(vault.embedder, "embed", lambda texts: seen.append("embed") or
+                        embed(texts))
+    query(vault, mode="hybrid")
+    assert seen == ["lexical", "embed"]
+
+
+def test_a_tag_no_note_has_is_reported_before_the_model_is_asked(make_vault, monkeypatch):
+    vault = build(make_vault)
+    monkeypatch.setattr(vault.embedder, "embed", lambda texts: pytest.fail("embedded"))
+    with pytest.raises(UsageError, match="no indexed note carries it"):
+        query(vault, tags=["no-such-tag"])
+
+
+def test_the_matcher_is_not_run_when_no_entry_could_fire(make_vault, monkeypatch):
+    """No open entry has a condition or an open window: nothing can fire, so the matcher
+    (its views, its weights, the context's clauses) is not run at all. Fails on the
+    earlier code, which ran it on every query."""
+    files = {"notes/a.md": "# A\nAlpha. Beta gamma.\n",
+             "Ledger.md": "- [ ] Renew the kitchen insurance 📅 2026-09-01 [[a]]\n"}
+    vault = build(make_vault, files)
+    monkeypatch.setattr("vaultmem.commitments.firing_now",
+                        lambda *a, **k: pytest.fail("the matcher ran"))
+    assert query(vault, "alpha").firing == []
+
+
+def test_dated_entries_alone_are_never_read_for_cues(make_vault, monkeypatch):
+    """Only a condition has a cue: with dated entries alone (one due, so the query runs
+    the matcher) the context is never read for one. Fails on the earlier code, which
+    read it whatever the entries were."""
+    files = {"notes/a.md": "# A\nAlpha. Beta gamma.\n",
+             "Ledger.md": "- [ ] Renew the kitchen insurance 📅 2026-08-01 [[a]]\n"}
+    vault = build(make_vault, files)
+    monkeypatch.setattr("vaultmem.commitments._Told",
+                        lambda *a: pytest.fail("the context was read for cues"))
+    result = query(vault, "alpha")
+    assert [(f["id"], f["grounded"]) for f in result.firing] == [
+        ("c-renew-kitchen-insurance", False)]

@@ -158,17 +158,21 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     """
     now = clock.local_naive(now)
     started = time.perf_counter()
-    if embedder.dim:  # read the vectors while the model may still be loading (cached)
-        store.matrix(embedder.fingerprint, embedder.dim)
-    if opts.prospective and commitments.may_fire_on(store, now):
-        # the query and its sentences (or clauses): one model call
-        context = trigger.make_context(text, query_side(embedder), settings.context_units)
-    else:
-        context = trigger.Context(text, (trigger.Unit(text, "query"),),
-                                  query_side(embedder)([text]))
     with store.snapshot():
+        # Everything the ranking reads that does not need the query's vector is read
+        # first, while the model may still be loading (`embed.query_embedder`).
+        fires = opts.prospective and commitments.may_fire_on(store, now)
+        notes = _notes(store, text, opts, settings, embedder.fingerprint,
+                       embedder.dim) if embedder.dim else None
+        if fires:  # the query and its sentences (or clauses): one model call
+            context = trigger.make_context(text, query_side(embedder), settings.context_units)
+        else:
+            context = trigger.Context(text, (trigger.Unit(text, "query"),),
+                                      query_side(embedder)([text]))
+        notes = notes or _notes(store, text, opts, settings, embedder.fingerprint,
+                                context.vec.shape[0])
         hits, candidates, log, stale, lane = _rank(store, embedder, context, opts, now,
-                                                   settings)
+                                                   settings, notes, fires)
     if opts.log_mentions and log:
         _log_mentions(store, now, text, log[: opts.log_mentions])
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
@@ -177,34 +181,59 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
                        opts.filters.as_dict())
 
 
-def _rank(store, embedder, context, opts, now, settings
-          ) -> tuple[list[Hit], int, list, list, list]:
-    text, qvec = context.text, context.vec
-    m = store.matrix(embedder.fingerprint, qvec.shape[0])
+@dataclass
+class _Notes:
+    """What a query reads of the store that does not depend on its vector."""
+
+    m: object  # store.matrix.Matrix
+    note_ids: np.ndarray  # one per note, ascending (the matrix is by note)
+    titles: dict
+    allowed: set[int] | None  # the notes the filters let through; None: not filtered
+    eligible: np.ndarray  # allowed, and not a closed or stale prospective item
+    salience: np.ndarray
+    lexical: tuple | None  # `_lexical_leg` (hybrid and lexical modes)
+
+
+def _notes(store, text, opts, settings, fingerprint, dim) -> _Notes:
+    m = store.matrix(fingerprint, dim)
     titles = store.note_titles()
-    sims = m.vectors @ qvec
-    cosine = np.maximum.reduceat(sims, m.starts) if len(sims) else np.zeros(0)
-    note_ids = m.note_ids[m.starts] if len(sims) else np.zeros(0, np.int64)
-    firings = (commitments.firing_now(store, settings, now, context, embedder.fingerprint,
-                                      commitments.nearest_notes(note_ids, cosine))
-               if opts.prospective else [])
-    if not len(m.note_ids):
-        return [], 0, [], [], _lane(store, firings, None)
+    note_ids = m.note_ids[m.starts] if len(m.note_ids) else np.zeros(0, np.int64)
+    if not len(note_ids):
+        empty = np.zeros(0)
+        return _Notes(m, note_ids, titles, None, empty.astype(bool), empty, None)
     eligible = filters.mask(store, settings, note_ids, titles, opts.filters)
-    lane = _lane(store, firings, set(note_ids[eligible].tolist())
-                 if opts.filters.narrows else None)
+    allowed = set(note_ids[eligible].tolist()) if opts.filters.narrows else None
     if not opts.include_closed:  # closed and stale prospective items stay out unless asked
         hidden = prospective.hidden_note_ids(store)
         if hidden:
             eligible &= ~np.isin(note_ids, list(hidden))
     salience = (_aligned(note_ids, *store.salience_scores()) if opts.prospective
                 else np.zeros(len(note_ids)))
+    lexical = (_lexical_leg(store, text, note_ids, eligible, len(m.note_ids))
+               if opts.mode != "dense" else None)
+    return _Notes(m, note_ids, titles, allowed, eligible, salience, lexical)
+
+
+def _rank(store, embedder, context, opts, now, settings, notes: _Notes, fires: bool
+          ) -> tuple[list[Hit], int, list, list, list]:
+    text, qvec = context.text, context.vec
+    m, note_ids, titles, eligible = notes.m, notes.note_ids, notes.titles, notes.eligible
+    sims = m.vectors @ qvec
+    cosine = np.maximum.reduceat(sims, m.starts) if len(sims) else np.zeros(0)
+    # No open entry has a condition or an open window: nothing can fire.
+    firings = (commitments.firing_now(store, settings, now, context, embedder.fingerprint,
+                                      commitments.nearest_notes(note_ids, cosine))
+               if fires else [])
+    if not len(m.note_ids):
+        return [], 0, [], [], _lane(store, firings, None)
+    lane = _lane(store, firings, notes.allowed)
+    salience = notes.salience
     fired = _fired_notes(firings)
     firing = (np.isin(note_ids, list(fired)) if fired else np.zeros(len(note_ids), bool)).astype(
         np.float64)
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
-    relevance, legs = _relevance(store, text, cosine, note_ids, eligible, fired, opts,
-                                  len(sims))
+    relevance, legs = _relevance(store, cosine, note_ids, eligible, fired, opts, notes.lexical,
+                                  text)
     score = relevance * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
     grounded = _grounded_strength(note_ids, fired)
@@ -236,8 +265,9 @@ def _order_on_disk(score, grounded, opts, titles, note_ids, vault
         score[gone] = -np.inf
 
 
-def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
-    """Relevance before the salience and firing multipliers, by mode.
+def _relevance(store, cosine, note_ids, eligible, fired, opts, lexical, text):
+    """Relevance before the salience and firing multipliers, by mode (`lexical`: the
+    lexical leg, `_lexical_leg`, read before the query's vector; None in dense mode).
 
     dense: the cosine. lexical: BM25, scaled to the best hit. hybrid: the fusion of
     both legs (see `_score_fusion`; or reciprocal-rank fusion, scaled to [0, 1]), where
@@ -247,13 +277,12 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     their dense one, on the lexical leg's scale for this query (its largest term); on a
     short query their words are weighed like any note's (`meaning_floor`).
     """
-    n = len(note_ids)
-    dense_rank = np.full(n, np.inf)
+    dense_rank = np.full(len(cosine), np.inf)
     order = np.flatnonzero(eligible)[np.argsort(-cosine[eligible], kind="stable")]
     dense_rank[order] = np.arange(1, len(order) + 1)
     if opts.mode == "dense":
         return cosine, {"dense_rank": dense_rank}
-    bm25, lex_rank, share = _lexical_leg(store, text, note_ids, eligible, chunks)
+    bm25, lex_rank, share = lexical
     legs = {"dense_rank": dense_rank, "lexical_rank": lex_rank, "bm25": bm25,
             "coverage": share}
     if opts.mode == "lexical":
