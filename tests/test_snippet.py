@@ -72,5 +72,6 @@ def test_the_window_is_the_one_stemming_every_word_finds(monkeypatch):
     fast = [snippet(t, q) for t in texts for q in queries]
     monkeypatch.setattr(module, "_stems", lambda flat, initials: zip(
         list(module.WORD.finditer(flat)),
-        module.stem_words([m.group(0).lower() for m in module.WORD.finditer(flat)])))
+        module.stem_words([m.group(0).lower() for m in module.WORD.finditer(flat)]),
+        strict=True))
     assert [snippet(t, q) for t in texts for q in queries] == fast
