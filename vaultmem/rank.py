@@ -8,7 +8,9 @@ front matter, change dates, ledger notes; and deleted notes). Then
 placement: the notes of an entry that fires on the query (grounded) rank no
 lower than `fire_slot`, because the query is their moment; `--floor` pins them
 above the list instead. Ambient firing (a window open, the query not about it)
-only multiplies.
+only multiplies, and lifts a note only among comparably relevant ones: one whose
+relevance is below `ambient_band` of the query's best is there from nowhere, and is
+placed by its score without the firing factor (`_from_nowhere`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "rece
 
 # QueryOptions field -> the Settings field its default comes from (SPEC 11: one place).
 _FROM_SETTINGS = {"weight": "weight", "fire_weight": "fire_weight", "fire_slot": "fire_slot",
+                  "ambient_band": "ambient_band",
                   "log_mentions": "query_mentions", "mode": "mode", "fusion": "fusion",
                   "rrf_k": "rrf_k", "lexical_weight": "lexical_weight",
                   "lexical_coverage": "lexical_coverage", "coverage_words": "coverage_words"}
@@ -55,6 +58,7 @@ class QueryOptions:
     weight: float = DEFAULTS.weight
     fire_weight: float = DEFAULTS.fire_weight
     fire_slot: int = DEFAULTS.fire_slot
+    ambient_band: float = DEFAULTS.ambient_band
     prospective: bool = True
     floor: bool = False
     include_closed: bool = False
@@ -236,13 +240,18 @@ def _rank(store, embedder, context, opts, now, settings, notes: _Notes, fires: b
                                   text)
     score = relevance * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
+    nowhere, band = _from_nowhere(relevance, eligible, note_ids, fired,
+                                  opts.ambient_band if wf else 0.0)
+    # The order: by score, but a note lifted from nowhere by ambient firing goes where its
+    # score without the firing factor puts it (its score stays the formula's).
+    order = np.where(nowhere, relevance * (1.0 + w * salience), score)
     grounded = _grounded_strength(note_ids, fired)
-    top, pinned, natural, stale = _order_on_disk(score, grounded, opts, titles, note_ids,
+    top, pinned, natural, stale = _order_on_disk(order, grounded, opts, titles, note_ids,
                                                  settings.vault)
     sal_rows = (store.salience_parts([int(note_ids[i]) for i in top])
                 if opts.explain and opts.prospective and top else {})
     ctx = _Ctx(store, m, sims, note_ids, cosine, salience, firing, score, titles, fired,
-               sal_rows, opts, relevance, legs, natural, text)
+               sal_rows, opts, relevance, legs, natural, text, nowhere, band, order)
     hits = [_hit(ctx, rank, i, i in pinned) for rank, i in enumerate(top, start=1)]
     return hits, int(eligible.sum()), [note_ids[i] for i in top], stale, lane
 
@@ -415,6 +424,27 @@ def _fired_notes(firings) -> dict[int, list]:
     return out
 
 
+def _from_nowhere(relevance, eligible, note_ids, fired, band: float
+                  ) -> tuple[np.ndarray, float]:
+    """The rows that ambient firing alone would lift from nowhere, and the relevance below
+    which a note counts as from nowhere: `band` times the best relevance of the query.
+
+    SPEC 5: an ambient note rises among comparably relevant notes and never displaces an
+    answer from nowhere. The multiplier alone does not keep that promise where a short
+    question has an answer or two and every other note is background: doubling a
+    background note lifts it over the rest of the background into the top results (the
+    prospective evaluation's unrelated questions, docs/evaluation.md). Comparable means
+    within `band` of the best: a note below it is ranked as if its entry were not firing
+    (its score, `firing` and `b` stay what the formula says). Notes of an entry that fires
+    on the query (grounded) are never from nowhere: the query is about the entry.
+    `band` 0: every ambient note is lifted."""
+    ambient = [n for n, fs in fired.items() if not any(f.grounded for f in fs)]
+    if not band or not ambient or not eligible.any():
+        return np.zeros(len(note_ids), bool), 0.0
+    floor = band * float(relevance[eligible].max())
+    return np.isin(note_ids, ambient) & eligible & (relevance < floor), floor
+
+
 def _grounded_strength(note_ids, fired) -> dict[int, float]:
     """{row: strength} for the notes of entries that fire on the query (grounded) with a
     strong match: only those are placed (a weak match gets the multiplier alone)."""
@@ -428,6 +458,8 @@ def _grounded_strength(note_ids, fired) -> dict[int, float]:
 
 def _order(score, grounded: dict[int, float], opts) -> tuple[list[int], set[int], dict]:
     """Row order of the results, the pinned rows, and each placed row's natural rank.
+    `score`: what orders the notes (the score, or for a note from nowhere, `_from_nowhere`,
+    its score without the firing factor).
 
     --floor: every grounded note is pinned above the list, strongest match first.
     Otherwise placement: the j-th grounded note by score ranks no lower than
@@ -483,6 +515,9 @@ class _Ctx:
     legs: dict
     natural: dict  # row -> its rank by score alone, for grounded notes placed by fire_slot
     text: str = ""  # the query, for the snippet's window
+    nowhere: np.ndarray | None = None  # rows lifted from nowhere by ambient firing alone
+    band: float = 0.0  # the relevance below which an ambient note is from nowhere
+    order: np.ndarray | None = None  # what orders the rows (`_rank`)
 
 
 def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
@@ -513,7 +548,7 @@ def _explain(ctx: _Ctx, i: int, note_id: int) -> dict:
         "mode": ctx.opts.mode,
         "score": round(float(ctx.score[i]), 4),
         "relevance": round(float(ctx.relevance[i]), 4),
-        "weight": w, "fire_weight": wf,
+        "weight": w, "fire_weight": wf, "ambient_band": ctx.opts.ambient_band,
         **legs,
         "cosine": round(float(ctx.cosine[i]), 4),
         "salience": round(float(ctx.salience[i]), 4),
@@ -541,6 +576,10 @@ def _placement(ctx: _Ctx, i: int) -> str | None:
     strong = any(f.grounded and f.strong for f in fired)
     if ctx.opts.floor and strong:
         return "pinned by --floor (grounded, strong match)"
+    if ctx.nowhere is not None and ctx.nowhere[i]:
+        return (f"ambient, from nowhere: relevance {ctx.relevance[i]:.3f} < "
+                f"{ctx.opts.ambient_band:g} × the best = {ctx.band:.3f}; by its score "
+                f"without the firing factor, {ctx.order[i]:.3f}")
     if i in ctx.natural:
         return (f"grounded, strong match: no lower than fire_slot {ctx.opts.fire_slot} "
                 f"(rank {ctx.natural[i]} by score)")
