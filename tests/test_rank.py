@@ -7,6 +7,7 @@ from datetime import datetime
 import numpy as np
 import pytest
 
+from vaultmem import rank
 from vaultmem.embed import embed_text
 from vaultmem.errors import UsageError
 from vaultmem.rank import QueryOptions, coverage_exponent, meaning_floor
@@ -382,8 +383,9 @@ def test_the_floor_holds_where_the_coverage_exponent_has_faded():
 
 def test_what_needs_no_vector_is_read_before_the_query_is_embedded(make_vault, monkeypatch):
     """The model loads in the background while a cold query starts (`embed.query_embedder`):
-    the lexical leg, titles, filters and salience are read before the ranking waits for
-    the query's vector, so that time overlaps the load. Fails on the earlier order, which
+    the lexical leg, titles, filters and salience are read, and the snippets' stems
+    computed, before the ranking waits for the query's vector, so that time overlaps the
+    load. Fails on the earlier order, which
     embedded the query first."""
     vault = build(make_vault)
     seen: list[str] = []
@@ -393,8 +395,10 @@ def test_what_needs_no_vector_is_read_before_the_query_is_embedded(make_vault, m
     embed = vault.embedder.embed
     monkeypatch.setattr(vault.embedder, "embed", lambda texts: seen.append("embed") or
                         embed(texts))
+    stems = rank.query_stems
+    monkeypatch.setattr(rank, "query_stems", lambda text: seen.append("stems") or stems(text))
     query(vault, mode="hybrid")
-    assert seen == ["lexical", "embed"]
+    assert seen == ["lexical", "stems", "embed"]
 
 
 def test_a_tag_no_note_has_is_reported_before_the_model_is_asked(make_vault, monkeypatch):

@@ -28,7 +28,7 @@ from .config import DEFAULTS, Settings
 from .embed import Embedder, query_side, spec_for
 from .filters import Filters
 from .schema import SCHEMA
-from .snippet import snippet
+from .snippet import query_stems, snippet
 from .store import Store
 from .store import fts as lexical
 from .text.rows import Item, plain
@@ -168,6 +168,7 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
         fires = opts.prospective and commitments.may_fire_on(store, now)
         notes = _notes(store, text, opts, settings, embedder.fingerprint,
                        embedder.dim) if embedder.dim else None
+        query_stems(text)  # and the snippets' stems (the stemmer loads)
         if fires:  # the query and its sentences (or clauses): one model call
             context = trigger.make_context(text, query_side(embedder), settings.context_units)
         else:

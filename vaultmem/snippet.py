@@ -10,6 +10,7 @@ chosen; without any, the passage starts at the chunk's beginning.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .text.words import CUE_STOP, WORD
 from .trigger import stem_words
@@ -168,9 +169,17 @@ def snippet(text: str, query: str = "", limit: int = SNIPPET_CHARS) -> str:
     return ("…" if start else "") + piece + ("…" if end < len(flat) else "")
 
 
+@lru_cache(maxsize=64)
+def query_stems(query: str) -> frozenset[str]:
+    """The stems a snippet's window looks for: the query's content words. A query asks
+    for them before its vector is ready (`rank.run_query`), so the stemmer loads while
+    the model does."""
+    return frozenset(stem_words([w.lower() for w in WORD.findall(query)
+                                 if len(w) > 1 and w.lower() not in CUE_STOP]))
+
+
 def _best_start(flat: str, query: str, limit: int) -> int:
-    wanted = set(stem_words([w.lower() for w in WORD.findall(query)
-                             if len(w) > 1 and w.lower() not in CUE_STOP]))
+    wanted = query_stems(query)
     if not wanted:
         return 0
     words = [(m.start(), stem) for m, stem in _stems(flat, {s[0] for s in wanted})
