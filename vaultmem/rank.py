@@ -237,8 +237,8 @@ def _rank(store, embedder, context, opts, now, settings, notes: _Notes, fires: b
     firing = (np.isin(note_ids, list(fired)) if fired else np.zeros(len(note_ids), bool)).astype(
         np.float64)
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
-    relevance, legs = _relevance(store, cosine, note_ids, eligible, fired, opts, notes.lexical,
-                                  text)
+    relevance, legs = _relevance(store, text, cosine, note_ids, eligible, fired, opts,
+                                  notes.lexical)
     score = relevance * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
     nowhere, band = _from_nowhere(relevance, eligible, note_ids, fired,
@@ -275,7 +275,7 @@ def _order_on_disk(score, grounded, opts, titles, note_ids, vault
         score[gone] = -np.inf
 
 
-def _relevance(store, cosine, note_ids, eligible, fired, opts, lexical, text):
+def _relevance(store, text, cosine, note_ids, eligible, fired, opts, lexical):
     """Relevance before the salience and firing multipliers, by mode (`lexical`: the
     lexical leg, `_lexical_leg`, read before the query's vector; None in dense mode).
 
