@@ -16,7 +16,7 @@ strata beside — for plain, the blend and the floor; the false-boost rate on
 resolved negatives; the cost on each blueprint's unrelated query (plain top-1
 displaced, constraint intruding into the top 5); the matcher's firing per
 trigger variant, on unrelated queries and across a shared ledger; and sweeps of
-fire_slot, W_fire and the matcher's settings. The blueprints written blind
+fire_slot, W_fire, ambient_band and the matcher's settings. The blueprints written blind
 after the matcher was built (`blueprints_c.json`, "new") are reported apart
 from the ones it was tuned on ("old"), and pooled. Nothing is tuned here: it
 prints what it measured.
@@ -46,6 +46,7 @@ NEW_SET = "blueprints_c.json"  # written blind, never looked at while tuning
 VARIANTS = ("clean", "overloaded", "paraphrased")
 TEXTS = (*VARIANTS, "unrelated")
 SWEEP = (0.0, 0.25, 0.5, 1.0, 2.0)  # W_fire
+BANDS = (0.0, 0.2, 0.25, 0.3, 0.4)  # ambient_band (0: every ambient note lifted)
 FIRE_SLOTS = (1, 2, 3, 5)
 # One setting at a time around the defaults (which are among them).
 MATCHER_SWEEP = (
@@ -203,6 +204,10 @@ def evaluate_blueprint(bp: dict, root: Path) -> dict:
             if w == 0.0:  # the ranking without the boost: how much boost would it take?
                 row["need@1"] = needed_weight(doc, constraint, 1)
                 row["need@5"] = needed_weight(doc, constraint, 5)
+        for band in BANDS:
+            doc = cli(*q, env={"VAULTMEM_AMBIENT_BAND": band})
+            row[f"band@{band}"] = rank_of(doc, constraint)
+            row["top"][f"band@{band}"] = top_path(doc)
         result["variants"][variant] = row
     neg_vault, neg_constraint, _ = build_vault(root, bp, negative=True)
     cli("index", str(neg_vault), "--now", now)
@@ -416,6 +421,16 @@ def report_slots(results: list[dict]) -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for w in SWEEP:
         print(f"| {w} | {sweep_cells(results, f'blend@{w}')} |")
+    sets = sorted({r["set"] for r in results})
+    print("\n#### ambient_band sweep (the same, at the default W_fire and fire_slot; per set "
+          "and pooled)\n")
+    print("| set | ambient_band | hard R@1 | hard R@5 | hard MRR | easy R@1 | easy R@5 | "
+          "easy MRR | unrelated top-1 displaced | unrelated intrusions |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in [*sets, *(["pooled"] if len(sets) > 1 else [])]:
+        group = [r for r in results if name == "pooled" or r["set"] == name]
+        for band in BANDS:
+            print(f"| {name} | {band} | {sweep_cells(group, f'band@{band}')} |")
 
 
 def sweep_cells(results: list[dict], mode: str) -> str:
@@ -509,9 +524,9 @@ def main() -> None:
     ap.add_argument("--json-out", type=Path, help="write per-task ranks here")
     ap.add_argument("--keep", type=Path, help="build the vaults here and keep them")
     ap.add_argument("--defaults-only", action="store_true",
-                    help="fire_slot and W_fire at their defaults only (and W_fire 0, for the "
-                         "multiplier needed): every table but the two sweeps, in a third of "
-                         "the time")
+                    help="fire_slot, W_fire and ambient_band at their defaults only (and "
+                         "W_fire 0, for the multiplier needed; ambient_band 0): every table "
+                         "but the sweeps, in a third of the time")
     ap.add_argument("--report-from", type=Path, nargs="+", metavar="JSON",
                     help="print the tables (the matcher's sweep aside) from the --json-out "
                          "files of earlier runs, e.g. of blueprints run in parts with --only")
@@ -521,9 +536,10 @@ def main() -> None:
         return
     blueprints = load_blueprints()
     if args.defaults_only:
-        global FIRE_SLOTS, SWEEP
+        global FIRE_SLOTS, SWEEP, BANDS
         FIRE_SLOTS = (DEFAULTS.fire_slot,)
         SWEEP = (0.0, DEFAULTS.fire_weight)
+        BANDS = (0.0, DEFAULTS.ambient_band)
     if args.set != "all":
         blueprints = [bp for bp in blueprints if bp["set"] == args.set]
     if args.only:
@@ -547,7 +563,8 @@ def main() -> None:
     print(f"## Prospective evaluation: {len(results)} blueprints, {len(results) * 3} positive "
           f"tasks, {len(results)} resolved negatives; {time.perf_counter() - started:.0f}s\n\n"
           f"Defaults: mode {d.mode}, W {d.weight}, W_fire {d.fire_weight}, fire_slot "
-          f"{d.fire_slot}, semantic_threshold {d.semantic_threshold}, about_threshold "
+          f"{d.fire_slot}, ambient_band {d.ambient_band}, semantic_threshold "
+          f"{d.semantic_threshold}, about_threshold "
           f"{d.about_threshold}, context_units {d.context_units}, clause_offset "
           f"{d.clause_offset}, match_margin "
           f"{d.match_margin}, keyword_threshold {d.keyword_threshold}.")
@@ -575,12 +592,13 @@ def report_all(results: list[dict], sweep: dict | None) -> None:
 def report_saved(paths: list[Path]) -> None:
     """The tables of earlier runs' ranks, pooled, as `main` prints them (the matcher's
     sweep is per run: left out); the sweeps at the values the runs measured."""
-    global FIRE_SLOTS, SWEEP
+    global FIRE_SLOTS, SWEEP, BANDS
     results = [r for path in paths for r in json.loads(path.read_text())["results"]]
     results.sort(key=lambda r: (r["set"] == "new", r["id"]))
     keys = results[0]["variants"]["clean"]
     FIRE_SLOTS = tuple(int(k[5:]) for k in keys if k.startswith("slot@"))
     SWEEP = tuple(float(k[6:]) for k in keys if k.startswith("blend@"))
+    BANDS = tuple(float(k[5:]) for k in keys if k.startswith("band@"))
     print(f"## Prospective evaluation: {len(results)} blueprints (from "
           f"{', '.join(p.name for p in paths)})")
     report_all(results, None)

@@ -381,7 +381,7 @@ def dense_hook(built: Built, kind: str):
     """A stand-in for `rank._relevance` whose dense leg (the per-note cosine) is changed."""
     original = rank._relevance
 
-    def relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
+    def relevance(store, text, cosine, note_ids, eligible, fired, opts, lexical):
         q = query_side(built.embedder)([text])[0]
         m = store.matrix(built.embedder.fingerprint, len(q))
         if kind.startswith("note"):
@@ -397,7 +397,7 @@ def dense_hook(built: Built, kind: str):
             second = cosine.copy()
             second[counts > 1] = sims[order][m.starts[counts > 1] + 1]
             cosine = 0.8 * cosine + 0.2 * second
-        return original(store, text, cosine, note_ids, eligible, fired, opts, chunks)
+        return original(store, text, cosine, note_ids, eligible, fired, opts, lexical)
 
     return relevance
 

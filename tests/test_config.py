@@ -248,6 +248,7 @@ ENV_VALUES: dict[str, tuple[str, str | None]] = {
     "unnamed_margin": ("0.2", "-3"),
     "note_ratio": ("0.75", "1.5"),
     "fire_slot": ("3", "0"),
+    "ambient_band": ("0.5", "1.5"),
     "ledger_notes": ("Tasks.md,Work/Ledger.md", "Tasks.md,notes.txt"),
     "stale_days": ("36500", "36501"),
     "quiet_hours": ("9-12,14-18", "22:00-07:60"),

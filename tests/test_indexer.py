@@ -230,7 +230,7 @@ def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(make_vault, fak
     v.index(now=NOW)
     fp, dim = fake_embedder.fingerprint, fake_embedder.dim
     first = store.matrix(fp, dim)  # built from SQLite, then written beside the db
-    [cache] = settings.db.parent.glob("*.matrix-*.npz")
+    [cache] = settings.db.parent.glob("*.matrix-*.npys")
 
     cold = Store.open(settings.db)
     monkeypatch.setattr(matrix, "from_rows", lambda *a: pytest.fail("read SQLite"))
@@ -242,14 +242,19 @@ def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(make_vault, fak
     fresh = Store.open(settings.db).matrix(fp, dim)
     assert len(fresh.note_ids) > len(first.note_ids)  # the old file was not used
 
-    cache.write_bytes(b"not a zip file")  # damaged: rebuilt from SQLite, rewritten
-    assert _same(Store.open(settings.db).matrix(fp, dim), fresh)
-    assert _same(Store.open(settings.db).matrix(fp, dim), fresh)
+    for damage in (cache.read_bytes()[:-100], b"not arrays"):  # rebuilt from SQLite, rewritten
+        cache.write_bytes(damage)
+        assert _same(Store.open(settings.db).matrix(fp, dim), fresh)
+        assert _same(Store.open(settings.db).matrix(fp, dim), fresh)
+
+    earlier = settings.db.with_name(settings.db.name + ".matrix-0123456789ab.npz")
+    earlier.write_bytes(b"an earlier version's copy")
 
     other = Store.open(settings.db).matrix("another|model|r1", dim)  # a model switch
     assert len(other.note_ids) == 0
-    assert [p.name for p in settings.db.parent.glob("*.matrix-*.npz")] != [cache.name]
-    assert len(list(settings.db.parent.glob("*.matrix-*.npz"))) == 1  # the old copy is gone
+    assert [p.name for p in settings.db.parent.glob("*.matrix-*.npys")] != [cache.name]
+    assert len(list(settings.db.parent.glob("*.matrix-*.npys"))) == 1  # the old copy is gone
+    assert not earlier.exists()
 
 
 def test_a_new_store_at_the_same_path_ignores_the_old_matrix_file(make_vault, fake_embedder):

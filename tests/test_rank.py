@@ -7,6 +7,7 @@ from datetime import datetime
 import numpy as np
 import pytest
 
+from vaultmem import rank
 from vaultmem.embed import embed_text
 from vaultmem.errors import UsageError
 from vaultmem.rank import QueryOptions, coverage_exponent, meaning_floor
@@ -378,3 +379,109 @@ def test_the_floor_holds_where_the_coverage_exponent_has_faded():
     assert meaning_floor(" ".join(FILLER[:14] + ["garden", "hedge"]), opts) == 1.0
     # plain score fusion (no coverage rule): the floor at every length, as before
     assert meaning_floor("garden", QueryOptions(lexical_coverage=0.0)) == 1.0
+
+
+def test_what_needs_no_vector_is_read_before_the_query_is_embedded(make_vault, monkeypatch):
+    """The model loads in the background while a cold query starts (`embed.query_embedder`):
+    the lexical leg, titles, filters and salience are read, and the snippets' stems
+    computed, before the ranking waits for the query's vector, so that time overlaps the
+    load. Fails on the earlier order, which
+    embedded the query first."""
+    vault = build(make_vault)
+    seen: list[str] = []
+    lexical_hits = Store.lexical_hits
+    monkeypatch.setattr(Store, "lexical_hits",
+                        lambda self, *a: seen.append("lexical") or lexical_hits(self, *a))
+    embed = vault.embedder.embed
+    monkeypatch.setattr(vault.embedder, "embed", lambda texts: seen.append("embed") or
+                        embed(texts))
+    stems = rank.query_stems
+    monkeypatch.setattr(rank, "query_stems", lambda text: seen.append("stems") or stems(text))
+    query(vault, mode="hybrid")
+    assert seen == ["lexical", "stems", "embed"]
+
+
+def test_a_tag_no_note_has_is_reported_before_the_model_is_asked(make_vault, monkeypatch):
+    vault = build(make_vault)
+    monkeypatch.setattr(vault.embedder, "embed", lambda texts: pytest.fail("embedded"))
+    with pytest.raises(UsageError, match="no indexed note carries it"):
+        query(vault, tags=["no-such-tag"])
+
+
+def test_the_matcher_is_not_run_when_no_entry_could_fire(make_vault, monkeypatch):
+    """No open entry has a condition or an open window: nothing can fire, so the matcher
+    (its views, its weights, the context's clauses) is not run at all. Fails on the
+    earlier code, which ran it on every query."""
+    files = {"notes/a.md": "# A\nAlpha. Beta gamma.\n",
+             "Ledger.md": "- [ ] Renew the kitchen insurance 📅 2026-09-01 [[a]]\n"}
+    vault = build(make_vault, files)
+    monkeypatch.setattr("vaultmem.commitments.firing_now",
+                        lambda *a, **k: pytest.fail("the matcher ran"))
+    assert query(vault, "alpha").firing == []
+
+
+def test_dated_entries_alone_are_never_read_for_cues(make_vault, monkeypatch):
+    """Only a condition has a cue: with dated entries alone (one due, so the query runs
+    the matcher) the context is never read for one. Fails on the earlier code, which
+    read it whatever the entries were."""
+    files = {"notes/a.md": "# A\nAlpha. Beta gamma.\n",
+             "Ledger.md": "- [ ] Renew the kitchen insurance 📅 2026-08-01 [[a]]\n"}
+    vault = build(make_vault, files)
+    monkeypatch.setattr("vaultmem.commitments._Told",
+                        lambda *a: pytest.fail("the context was read for cues"))
+    result = query(vault, "alpha")
+    assert [(f["id"], f["grounded"]) for f in result.firing] == [
+        ("c-renew-kitchen-insurance", False)]
+
+
+AMBIENT = {  # fake-embedder cosines to "alpha beta gamma delta" in the comments
+    "answer.md": "# Answer\nalpha beta gamma delta\n",  # 0.55
+    "mid.md": "# Mid\nalpha beta rr rr\n",  # 0.38
+    "bg1.md": "# Bg1\nalpha yy yy yy\n",  # 0.11
+    "bg2.md": "# Bg2\nbeta xx xx xx\n",  # 0.11
+    "amb.md": "# Amb\ngamma zz zz zz zz zz\n",  # 0.08: below a quarter of the best
+    "comp.md": "# Comp\nbeta gamma qq qq\n",  # 0.26: comparably relevant
+    "Ledger.md": "- [ ] Renew the permit 📅 2026-08-10 [[amb]]\n"
+                 "- [ ] Book the ferry 📅 2026-08-10 [[comp]]\n",
+}
+
+
+@pytest.mark.parametrize("band", [0.25, 0.0])
+def test_ambient_firing_lifts_a_note_only_among_comparably_relevant_ones(make_vault, band):
+    """SPEC 5: an ambient note rises among comparably relevant notes, never from nowhere.
+    comp (a quarter of the best relevance or more) is doubled past mid; amb (below) keeps
+    its doubled score but is placed by its score without the factor, behind the two
+    background notes it would otherwise pass. `ambient_band` 0: the earlier rule, every
+    ambient note ranked by its score. Fails on the earlier code (amb 4th, no placement)."""
+    vault = build(make_vault, AMBIENT, config_toml="about_threshold = 0.99\n")  # no "about"
+    result = query(vault, "alpha beta gamma delta", explain=True, weight=0.0,
+                   ambient_band=band)
+    assert {(f["id"], f["grounded"]) for f in result.firing} == {
+        ("c-book-ferry", False), ("c-renew-permit", False)}
+    hits = {h.path: h for h in result.results}
+    amb, comp = hits["amb.md"], hits["comp.md"]
+    for hit in (amb, comp):  # the score is the formula's, b = 1, either way
+        assert hit.firing and hit.score == pytest.approx(2 * hit.explain["relevance"],
+                                                         abs=2e-4)
+    assert comp.rank < hits["mid.md"].rank and comp.explain["placement"] is None
+    if band:
+        assert [h.path for h in result.results] == ["answer.md", "comp.md", "mid.md",
+                                                    "bg1.md", "bg2.md", "amb.md"]
+        assert amb.explain["placement"] == (
+            f"ambient, from nowhere: relevance {amb.explain['relevance']:.3f} < 0.25 × the "
+            f"best = {0.25 * hits['answer.md'].explain['relevance']:.3f}; by its score "
+            f"without the firing factor, {amb.explain['relevance']:.3f}")
+    else:
+        assert amb.rank < hits["bg1.md"].rank and amb.explain["placement"] is None
+
+
+def test_a_grounded_note_is_never_from_nowhere(make_vault):
+    """The query is about a grounded entry: its notes keep the multiplier (and their
+    placement) however low their relevance."""
+    ledger = AMBIENT["Ledger.md"].replace("Renew the permit", "Renew the alpha beta permit")
+    vault = build(make_vault, {**AMBIENT, "Ledger.md": ledger},
+                  config_toml="about_threshold = 0.99\n")
+    result = query(vault, "alpha beta gamma delta", explain=True, weight=0.0)
+    amb = next(h for h in result.results if h.path == "amb.md")
+    assert [f["grounded"] for f in amb.commitments] == [True]
+    assert not amb.explain["placement"].startswith("ambient")

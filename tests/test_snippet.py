@@ -43,3 +43,35 @@ def test_without_a_matching_word_the_passage_starts_at_the_beginning():
 
 def test_short_text_is_shown_whole():
     assert snippet("**Short** note.", "note") == "Short note."
+
+
+def test_a_stem_begins_with_its_words_first_letter():
+    """What lets the snippet stem only the words that could match (`snippet._stems`):
+    over every word of the model's vocabulary, the stem keeps the word's first letter."""
+    import json
+    from importlib import resources
+
+    from vaultmem.text.words import WORD
+    from vaultmem.trigger import stem
+
+    vocab = json.loads(resources.files("vaultmem").joinpath("model", "tokenizer.json")
+                       .read_text(encoding="utf-8"))["model"]["vocab"]
+    words = [w for w in vocab if WORD.fullmatch(w)] + ["dying", "skies", "Ünïcode", "y'all"]
+    assert len(words) > 20_000
+    assert [w for w in words if stem(w.lower())[:1] != w.lower()[:1]] == []
+
+
+def test_the_window_is_the_one_stemming_every_word_finds(monkeypatch):
+    """Stemming only the words whose first letter may match finds the window stemming
+    every word finds (the earlier code)."""
+    from vaultmem import snippet as module
+
+    texts = [LONG, LONG.replace("thermostatic", "Thermostatically"), "Yearly yard " * 60]
+    queries = ["thermostatic cartridge replacement", "the plumbers replaced valves",
+               "yards yearly", "Guests gone"]
+    fast = [snippet(t, q) for t in texts for q in queries]
+    monkeypatch.setattr(module, "_stems", lambda flat, initials: zip(
+        list(module.WORD.finditer(flat)),
+        module.stem_words([m.group(0).lower() for m in module.WORD.finditer(flat)]),
+        strict=True))
+    assert [snippet(t, q) for t in texts for q in queries] == fast

@@ -198,6 +198,8 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
                                               dated=_condition_date(e.condition, today)),
                                  settings)
                 for e in entries if _condition_date(e.condition, today)}
+    if not any(e.condition for e in entries):  # only conditions have cues
+        return {}
     hits: dict[int, trigger.SemanticHit] = {}
     ahead = frozenset(i for i, e in enumerate(entries) if trigger.looks_ahead(e.condition))
     if context.vecs is not None:

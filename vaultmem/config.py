@@ -74,6 +74,10 @@ class Settings:
     note_margin: float = 0.05  # an event: how much closer to its notes than to others' notes
     unnamed_margin: float = 0.10  # …when the context names no one: the event told is the cue
     fire_slot: int = 1  # notes of a grounded firing entry rank no lower than this
+    # An ambient note is lifted only if its relevance is at least this share of the
+    # query's best; below it, it is there from nowhere (rank.py `_from_nowhere`). Chosen
+    # on the prospective evaluation's tuning blueprints (docs/evaluation.md).
+    ambient_band: float = 0.25
     # ledger, prospective items, nudges (SPEC 3, 7, 8)
     ledger_notes: tuple = ("Ledger.md",)
     stale_days: int = 90
@@ -303,6 +307,7 @@ RULES: dict[str, Rule] = {
     "note_margin": _between(-2, 2),
     "unnamed_margin": _between(-2, 2),
     "fire_slot": _between(1, 1000, _whole),
+    "ambient_band": _between(0, 1),
     "ledger_notes": Rule(_names, lambda v: all(n.lower().endswith(".md") for n in v),
                          "vault-relative note paths ending in .md (comma-separated in the "
                          "environment)"),

@@ -8,7 +8,9 @@ front matter, change dates, ledger notes; and deleted notes). Then
 placement: the notes of an entry that fires on the query (grounded) rank no
 lower than `fire_slot`, because the query is their moment; `--floor` pins them
 above the list instead. Ambient firing (a window open, the query not about it)
-only multiplies.
+only multiplies, and lifts a note only among comparably relevant ones: one whose
+relevance is below `ambient_band` of the query's best is there from nowhere, and is
+placed by its score without the firing factor (`_from_nowhere`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from .config import DEFAULTS, Settings
 from .embed import Embedder, query_side, spec_for
 from .filters import Filters
 from .schema import SCHEMA
-from .snippet import snippet
+from .snippet import query_stems, snippet
 from .store import Store
 from .store import fts as lexical
 from .text.rows import Item, plain
@@ -37,6 +39,7 @@ SALIENCE_PARTS = ("importance", "activation", "centrality", "prospective", "rece
 
 # QueryOptions field -> the Settings field its default comes from (SPEC 11: one place).
 _FROM_SETTINGS = {"weight": "weight", "fire_weight": "fire_weight", "fire_slot": "fire_slot",
+                  "ambient_band": "ambient_band",
                   "log_mentions": "query_mentions", "mode": "mode", "fusion": "fusion",
                   "rrf_k": "rrf_k", "lexical_weight": "lexical_weight",
                   "lexical_coverage": "lexical_coverage", "coverage_words": "coverage_words"}
@@ -55,6 +58,7 @@ class QueryOptions:
     weight: float = DEFAULTS.weight
     fire_weight: float = DEFAULTS.fire_weight
     fire_slot: int = DEFAULTS.fire_slot
+    ambient_band: float = DEFAULTS.ambient_band
     prospective: bool = True
     floor: bool = False
     include_closed: bool = False
@@ -158,17 +162,22 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     """
     now = clock.local_naive(now)
     started = time.perf_counter()
-    if embedder.dim:  # read the vectors while the model may still be loading (cached)
-        store.matrix(embedder.fingerprint, embedder.dim)
-    if opts.prospective and commitments.may_fire_on(store, now):
-        # the query and its sentences (or clauses): one model call
-        context = trigger.make_context(text, query_side(embedder), settings.context_units)
-    else:
-        context = trigger.Context(text, (trigger.Unit(text, "query"),),
-                                  query_side(embedder)([text]))
     with store.snapshot():
+        # Everything the ranking reads that does not need the query's vector is read
+        # first, while the model may still be loading (`embed.query_embedder`).
+        fires = opts.prospective and commitments.may_fire_on(store, now)
+        notes = _notes(store, text, opts, settings, embedder.fingerprint,
+                       embedder.dim) if embedder.dim else None
+        query_stems(text)  # and the snippets' stems (the stemmer loads)
+        if fires:  # the query and its sentences (or clauses): one model call
+            context = trigger.make_context(text, query_side(embedder), settings.context_units)
+        else:
+            context = trigger.Context(text, (trigger.Unit(text, "query"),),
+                                      query_side(embedder)([text]))
+        notes = notes or _notes(store, text, opts, settings, embedder.fingerprint,
+                                context.vec.shape[0])
         hits, candidates, log, stale, lane = _rank(store, embedder, context, opts, now,
-                                                   settings)
+                                                   settings, notes, fires)
     if opts.log_mentions and log:
         _log_mentions(store, now, text, log[: opts.log_mentions])
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
@@ -177,43 +186,73 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
                        opts.filters.as_dict())
 
 
-def _rank(store, embedder, context, opts, now, settings
-          ) -> tuple[list[Hit], int, list, list, list]:
-    text, qvec = context.text, context.vec
-    m = store.matrix(embedder.fingerprint, qvec.shape[0])
+@dataclass
+class _Notes:
+    """What a query reads of the store that does not depend on its vector."""
+
+    m: object  # store.matrix.Matrix
+    note_ids: np.ndarray  # one per note, ascending (the matrix is by note)
+    titles: dict
+    allowed: set[int] | None  # the notes the filters let through; None: not filtered
+    eligible: np.ndarray  # allowed, and not a closed or stale prospective item
+    salience: np.ndarray
+    lexical: tuple | None  # `_lexical_leg` (hybrid and lexical modes)
+
+
+def _notes(store, text, opts, settings, fingerprint, dim) -> _Notes:
+    m = store.matrix(fingerprint, dim)
     titles = store.note_titles()
-    sims = m.vectors @ qvec
-    cosine = np.maximum.reduceat(sims, m.starts) if len(sims) else np.zeros(0)
-    note_ids = m.note_ids[m.starts] if len(sims) else np.zeros(0, np.int64)
-    firings = (commitments.firing_now(store, settings, now, context, embedder.fingerprint,
-                                      commitments.nearest_notes(note_ids, cosine))
-               if opts.prospective else [])
-    if not len(m.note_ids):
-        return [], 0, [], [], _lane(store, firings, None)
+    note_ids = m.note_ids[m.starts] if len(m.note_ids) else np.zeros(0, np.int64)
+    if not len(note_ids):
+        empty = np.zeros(0)
+        return _Notes(m, note_ids, titles, None, empty.astype(bool), empty, None)
     eligible = filters.mask(store, settings, note_ids, titles, opts.filters)
-    lane = _lane(store, firings, set(note_ids[eligible].tolist())
-                 if opts.filters.narrows else None)
+    allowed = set(note_ids[eligible].tolist()) if opts.filters.narrows else None
     if not opts.include_closed:  # closed and stale prospective items stay out unless asked
         hidden = prospective.hidden_note_ids(store)
         if hidden:
             eligible &= ~np.isin(note_ids, list(hidden))
     salience = (_aligned(note_ids, *store.salience_scores()) if opts.prospective
                 else np.zeros(len(note_ids)))
+    lexical = (_lexical_leg(store, text, note_ids, eligible, len(m.note_ids))
+               if opts.mode != "dense" else None)
+    return _Notes(m, note_ids, titles, allowed, eligible, salience, lexical)
+
+
+def _rank(store, embedder, context, opts, now, settings, notes: _Notes, fires: bool
+          ) -> tuple[list[Hit], int, list, list, list]:
+    text, qvec = context.text, context.vec
+    m, note_ids, titles, eligible = notes.m, notes.note_ids, notes.titles, notes.eligible
+    sims = m.vectors @ qvec
+    cosine = np.maximum.reduceat(sims, m.starts) if len(sims) else np.zeros(0)
+    # No open entry has a condition or an open window: nothing can fire.
+    firings = (commitments.firing_now(store, settings, now, context, embedder.fingerprint,
+                                      commitments.nearest_notes(note_ids, cosine))
+               if fires else [])
+    if not len(m.note_ids):
+        return [], 0, [], [], _lane(store, firings, None)
+    lane = _lane(store, firings, notes.allowed)
+    salience = notes.salience
     fired = _fired_notes(firings)
     firing = (np.isin(note_ids, list(fired)) if fired else np.zeros(len(note_ids), bool)).astype(
         np.float64)
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
     relevance, legs = _relevance(store, text, cosine, note_ids, eligible, fired, opts,
-                                  len(sims))
+                                  notes.lexical)
     score = relevance * (1.0 + w * salience) * (1.0 + wf * firing)
     score = np.where(eligible, score, -np.inf)
+    nowhere, band = _from_nowhere(relevance, eligible, note_ids, fired,
+                                  opts.ambient_band if wf else 0.0)
+    # The order: by score, but a note lifted from nowhere by ambient firing goes where its
+    # score without the firing factor puts it (its score stays the formula's).
+    order = np.where(nowhere, relevance * (1.0 + w * salience), score)
     grounded = _grounded_strength(note_ids, fired)
-    top, pinned, natural, stale = _order_on_disk(score, grounded, opts, titles, note_ids,
+    top, pinned, natural, stale = _order_on_disk(order, grounded, opts, titles, note_ids,
                                                  settings.vault)
     sal_rows = (store.salience_parts([int(note_ids[i]) for i in top])
                 if opts.explain and opts.prospective and top else {})
     ctx = _Ctx(store, m, sims, note_ids, cosine, salience, firing, score, titles, fired,
-               sal_rows, opts, relevance, legs, natural, text)
+               sal_rows, opts, relevance, legs, natural, text, nowhere, band, order)
     hits = [_hit(ctx, rank, i, i in pinned) for rank, i in enumerate(top, start=1)]
     return hits, int(eligible.sum()), [note_ids[i] for i in top], stale, lane
 
@@ -236,8 +275,9 @@ def _order_on_disk(score, grounded, opts, titles, note_ids, vault
         score[gone] = -np.inf
 
 
-def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
-    """Relevance before the salience and firing multipliers, by mode.
+def _relevance(store, text, cosine, note_ids, eligible, fired, opts, lexical):
+    """Relevance before the salience and firing multipliers, by mode (`lexical`: the
+    lexical leg, `_lexical_leg`, read before the query's vector; None in dense mode).
 
     dense: the cosine. lexical: BM25, scaled to the best hit. hybrid: the fusion of
     both legs (see `_score_fusion`; or reciprocal-rank fusion, scaled to [0, 1]), where
@@ -247,13 +287,12 @@ def _relevance(store, text, cosine, note_ids, eligible, fired, opts, chunks):
     their dense one, on the lexical leg's scale for this query (its largest term); on a
     short query their words are weighed like any note's (`meaning_floor`).
     """
-    n = len(note_ids)
-    dense_rank = np.full(n, np.inf)
+    dense_rank = np.full(len(cosine), np.inf)
     order = np.flatnonzero(eligible)[np.argsort(-cosine[eligible], kind="stable")]
     dense_rank[order] = np.arange(1, len(order) + 1)
     if opts.mode == "dense":
         return cosine, {"dense_rank": dense_rank}
-    bm25, lex_rank, share = _lexical_leg(store, text, note_ids, eligible, chunks)
+    bm25, lex_rank, share = lexical
     legs = {"dense_rank": dense_rank, "lexical_rank": lex_rank, "bm25": bm25,
             "coverage": share}
     if opts.mode == "lexical":
@@ -386,6 +425,27 @@ def _fired_notes(firings) -> dict[int, list]:
     return out
 
 
+def _from_nowhere(relevance, eligible, note_ids, fired, band: float
+                  ) -> tuple[np.ndarray, float]:
+    """The rows that ambient firing alone would lift from nowhere, and the relevance below
+    which a note counts as from nowhere: `band` times the best relevance of the query.
+
+    SPEC 5: an ambient note rises among comparably relevant notes and never displaces an
+    answer from nowhere. The multiplier alone does not keep that promise where a short
+    question has an answer or two and every other note is background: doubling a
+    background note lifts it over the rest of the background into the top results (the
+    prospective evaluation's unrelated questions, docs/evaluation.md). Comparable means
+    within `band` of the best: a note below it is ranked as if its entry were not firing
+    (its score, `firing` and `b` stay what the formula says). Notes of an entry that fires
+    on the query (grounded) are never from nowhere: the query is about the entry.
+    `band` 0: every ambient note is lifted."""
+    ambient = [n for n, fs in fired.items() if not any(f.grounded for f in fs)]
+    if not band or not ambient or not eligible.any():
+        return np.zeros(len(note_ids), bool), 0.0
+    floor = band * float(relevance[eligible].max())
+    return np.isin(note_ids, ambient) & eligible & (relevance < floor), floor
+
+
 def _grounded_strength(note_ids, fired) -> dict[int, float]:
     """{row: strength} for the notes of entries that fire on the query (grounded) with a
     strong match: only those are placed (a weak match gets the multiplier alone)."""
@@ -399,6 +459,8 @@ def _grounded_strength(note_ids, fired) -> dict[int, float]:
 
 def _order(score, grounded: dict[int, float], opts) -> tuple[list[int], set[int], dict]:
     """Row order of the results, the pinned rows, and each placed row's natural rank.
+    `score`: what orders the notes (the score, or for a note from nowhere, `_from_nowhere`,
+    its score without the firing factor).
 
     --floor: every grounded note is pinned above the list, strongest match first.
     Otherwise placement: the j-th grounded note by score ranks no lower than
@@ -454,6 +516,9 @@ class _Ctx:
     legs: dict
     natural: dict  # row -> its rank by score alone, for grounded notes placed by fire_slot
     text: str = ""  # the query, for the snippet's window
+    nowhere: np.ndarray | None = None  # rows lifted from nowhere by ambient firing alone
+    band: float = 0.0  # the relevance below which an ambient note is from nowhere
+    order: np.ndarray | None = None  # what orders the rows (`_rank`)
 
 
 def _hit(ctx: _Ctx, rank: int, i: int, pinned: bool) -> Hit:
@@ -484,7 +549,7 @@ def _explain(ctx: _Ctx, i: int, note_id: int) -> dict:
         "mode": ctx.opts.mode,
         "score": round(float(ctx.score[i]), 4),
         "relevance": round(float(ctx.relevance[i]), 4),
-        "weight": w, "fire_weight": wf,
+        "weight": w, "fire_weight": wf, "ambient_band": ctx.opts.ambient_band,
         **legs,
         "cosine": round(float(ctx.cosine[i]), 4),
         "salience": round(float(ctx.salience[i]), 4),
@@ -512,6 +577,10 @@ def _placement(ctx: _Ctx, i: int) -> str | None:
     strong = any(f.grounded and f.strong for f in fired)
     if ctx.opts.floor and strong:
         return "pinned by --floor (grounded, strong match)"
+    if ctx.nowhere is not None and ctx.nowhere[i]:
+        return (f"ambient, from nowhere: relevance {ctx.relevance[i]:.3f} < "
+                f"{ctx.opts.ambient_band:g} × the best = {ctx.band:.3f}; by its score "
+                f"without the firing factor, {ctx.order[i]:.3f}")
     if i in ctx.natural:
         return (f"grounded, strong match: no lower than fire_slot {ctx.opts.fire_slot} "
                 f"(rank {ctx.natural[i]} by score)")

@@ -10,6 +10,7 @@ chosen; without any, the passage starts at the chunk's beginning.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .text.words import CUE_STOP, WORD
 from .trigger import stem_words
@@ -168,12 +169,21 @@ def snippet(text: str, query: str = "", limit: int = SNIPPET_CHARS) -> str:
     return ("…" if start else "") + piece + ("…" if end < len(flat) else "")
 
 
+@lru_cache(maxsize=64)
+def query_stems(query: str) -> frozenset[str]:
+    """The stems a snippet's window looks for: the query's content words. A query asks
+    for them before its vector is ready (`rank.run_query`), so the stemmer loads while
+    the model does."""
+    return frozenset(stem_words([w.lower() for w in WORD.findall(query)
+                                 if len(w) > 1 and w.lower() not in CUE_STOP]))
+
+
 def _best_start(flat: str, query: str, limit: int) -> int:
-    wanted = set(stem_words([w.lower() for w in WORD.findall(query)
-                             if len(w) > 1 and w.lower() not in CUE_STOP]))
+    wanted = query_stems(query)
     if not wanted:
         return 0
-    words = [(m.start(), stem) for m, stem in _stems(flat) if stem in wanted]
+    words = [(m.start(), stem) for m, stem in _stems(flat, {s[0] for s in wanted})
+             if stem in wanted]
     if not words:
         return 0
     best_at = _densest_window(words, limit - _LEAD)
@@ -201,6 +211,14 @@ def _densest_window(words: list[tuple[int, str]], span: int) -> int:
     return best_at
 
 
-def _stems(flat: str):
-    matches = list(WORD.finditer(flat))
-    return zip(matches, stem_words([m.group(0).lower() for m in matches]), strict=True)
+def _stems(flat: str, initials: set[str]):
+    """(match, stem) of the words of `flat` whose stem may begin with one of `initials`.
+
+    A Snowball English stem begins with its word's first letter (the algorithm changes
+    only suffixes, and its exceptional forms keep the first letter: tests/test_snippet.py
+    checks it over the model's vocabulary), so a word whose first letter is not among the
+    wanted stems' cannot match, and is not stemmed: the pure-Python stemmer is most of the
+    time ten snippets take on a cold query."""
+    matches = [(m, word) for m in WORD.finditer(flat)
+               if (word := m.group(0).lower())[:1] in initials]
+    return zip((m for m, _ in matches), stem_words([w for _, w in matches]), strict=True)

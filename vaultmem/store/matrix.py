@@ -2,10 +2,16 @@
 
 Part of the store layer. It owns no table: the rows come from the store
 (`Store.vector_rows`), and the store's generation says when they changed. It owns
-the file `<db>.matrix-<digest>.npz` beside the database: a copy of the matrix stamped
+the file `<db>.matrix-<digest>.npys` beside the database: a copy of the matrix stamped
 with the store's identity and generation, so a cold query reads one file instead of a
 row per chunk. The vectors themselves live in SQLite: a stale, missing or unreadable
 copy is simply rebuilt from there.
+
+The file is five `.npy` arrays one after another (the stamp, chunk ids, note ids,
+starts, vectors), each read straight into its array. An `.npz` archive (as earlier
+versions wrote) is a zip: reading it checks each member's CRC and copies it through
+zipfile's buffers, three times the CPU of the plain read at 20,000 chunks, on every
+cold query.
 """
 
 from __future__ import annotations
@@ -15,7 +21,6 @@ import hashlib
 import os
 import stat
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +29,10 @@ import numpy as np
 
 if TYPE_CHECKING:
     from . import Store
+
+
+SUFFIX = ".npys"
+PARTS = ("chunk_ids", "note_ids", "starts", "vectors")  # in the file's order, after the stamp
 
 
 @dataclass(frozen=True)
@@ -66,7 +75,7 @@ class MatrixCache:
 
     def path(self, fingerprint: str) -> Path:
         digest = hashlib.sha1(fingerprint.encode()).hexdigest()[:12]
-        return self.db_path.with_name(f"{self.db_path.name}.matrix-{digest}.npz")
+        return self.db_path.with_name(f"{self.db_path.name}.matrix-{digest}{SUFFIX}")
 
 
 def from_rows(store: Store, fingerprint: str, dim: int) -> Matrix:
@@ -92,15 +101,17 @@ def from_rows(store: Store, fingerprint: str, dim: int) -> Matrix:
 def read(path: Path, stamp: str, dim: int) -> Matrix | None:
     """The cached matrix if it was written from exactly this store state, else None."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if str(data["stamp"]) != stamp:
-                return None
-            vectors = data["vectors"]  # each access reads the member again (its CRC too)
-            if vectors.shape[1:] != (dim,):
-                return None
-            return Matrix(data["chunk_ids"], data["note_ids"], vectors, data["starts"])
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        with open(path, "rb") as fh:
+            if str(np.load(fh, allow_pickle=False)) != stamp:
+                return None  # the other arrays are never read
+            parts = {name: np.load(fh, allow_pickle=False) for name in PARTS}
+    except (OSError, ValueError, EOFError):  # missing, cut short or not this format
         return None
+    vectors = parts["vectors"]
+    if vectors.ndim != 2 or vectors.shape[1] != dim or vectors.dtype != np.float32 or not (
+            len(vectors) == len(parts["chunk_ids"]) == len(parts["note_ids"])):
+        return None
+    return Matrix(**parts)
 
 
 def write(path: Path, stamp: str, matrix: Matrix, like: Path) -> None:
@@ -111,13 +122,16 @@ def write(path: Path, stamp: str, matrix: Matrix, like: Path) -> None:
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".",
                                          suffix=".tmp", delete=False) as fh:
             tmp = fh.name
-            np.savez(fh, stamp=np.array(stamp), chunk_ids=matrix.chunk_ids,
-                     note_ids=matrix.note_ids, vectors=matrix.vectors, starts=matrix.starts)
+            np.save(fh, np.array(stamp), allow_pickle=False)
+            for name in PARTS:
+                np.save(fh, getattr(matrix, name), allow_pickle=False)
         os.chmod(tmp, stat.S_IMODE(os.stat(like).st_mode))
         os.replace(tmp, path)
         # Another model's copy can never be current again: using that model means an
         # index run, which changes the generation. At 50,000 notes each copy is 300 MB.
-        for other in path.parent.glob(f"{like.name}.matrix-*.npz"):
+        # (`.npz`: the format of earlier versions.)
+        for other in [*path.parent.glob(f"{like.name}.matrix-*{SUFFIX}"),
+                      *path.parent.glob(f"{like.name}.matrix-*.npz")]:
             if other != path:
                 other.unlink(missing_ok=True)
     except OSError:  # a read-only folder or a full disk: queries just read SQLite
