@@ -7,33 +7,20 @@ a tide or a place; a breeze is not a still day."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from vaultmem.interfaces.cli import main
-
-from .test_cues import indexed
+from .test_cues import cue_vault, due_json, triggered_rows
 
 pytestmark = pytest.mark.integration
 NOW = "2027-11-02T12:00"
 
-VAULT = json.loads((Path(__file__).parent / "data" / "cue_vault_roles.json").read_text(
-    encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def vault(tmp_path_factory) -> Path:
-    return indexed(tmp_path_factory.mktemp("cue-roles"), VAULT)
+vault = cue_vault("cue_vault_roles")
 
 
 def triggered(capsys, vault: Path, context: str) -> list[str]:
-    capsys.readouterr()
-    assert main(["due", "--vault", str(vault), "--now", NOW, "--context", context,
-                 "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    return [r["id"] for r in doc["results"] if r["group"] == "triggered"]
+    return [r["id"] for r in triggered_rows(due_json(capsys, vault, NOW, context))]
 
 
 # -- lures: each fired on the matcher before ---------------------------------------------

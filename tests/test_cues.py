@@ -16,8 +16,6 @@ from vaultmem.interfaces.cli import main
 pytestmark = pytest.mark.integration
 NOW = "2027-03-02T12:00"
 
-VAULT = json.loads((Path(__file__).parent / "data" / "cue_vault.json").read_text(
-    encoding="utf-8"))
 
 
 def indexed(root: Path, vault: dict) -> Path:
@@ -29,9 +27,19 @@ def indexed(root: Path, vault: dict) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def vault(tmp_path_factory) -> Path:
-    return indexed(tmp_path_factory.mktemp("cues"), VAULT)
+def cue_vault(name: str):
+    """A module-scoped fixture: the cue vault tests/data/<name>.json, indexed once."""
+    data = json.loads((Path(__file__).parent / "data" / f"{name}.json").read_text(
+        encoding="utf-8"))
+
+    @pytest.fixture(scope="module")
+    def vault(tmp_path_factory) -> Path:
+        return indexed(tmp_path_factory.mktemp(name), data)
+
+    return vault
+
+
+vault = cue_vault("cue_vault")
 
 
 def cli_json(capsys, *args: str) -> dict:
@@ -40,10 +48,20 @@ def cli_json(capsys, *args: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+def due_json(capsys, vault: Path, now: str, context: str) -> dict:
+    """The document of `due --context` at `now`."""
+    return cli_json(capsys, "due", "--vault", str(vault), "--now", now, "--context", context)
+
+
+def triggered_rows(doc: dict) -> list[dict]:
+    """The `triggered` group of a `due` document, in its order."""
+    return [r for r in doc["results"] if r["group"] == "triggered"]
+
+
 def triggered(capsys, vault: Path, context: str) -> dict[str, str]:
     """{entry id: its confidence} of the `triggered` group of `due --context`."""
-    doc = cli_json(capsys, "due", "--vault", str(vault), "--now", NOW, "--context", context)
-    return {r["id"]: r["confidence"] for r in doc["results"] if r["group"] == "triggered"}
+    return {r["id"]: r["confidence"]
+            for r in triggered_rows(due_json(capsys, vault, NOW, context))}
 
 
 # -- lures: each fired on the matcher before this one ------------------------------------

@@ -5,37 +5,25 @@ told as still to come in words no list of phrases held."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from vaultmem.interfaces.cli import main
-
-from .test_cues import indexed
+from .test_cues import cue_vault, triggered_rows
+from .test_cues import due_json as due_at
 
 pytestmark = pytest.mark.integration
 NOW = "2027-03-02T12:00"
 
-VAULT = json.loads((Path(__file__).parent / "data" / "cue_vault_linked.json").read_text(
-    encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def vault(tmp_path_factory) -> Path:
-    return indexed(tmp_path_factory.mktemp("cues-linked"), VAULT)
+vault = cue_vault("cue_vault_linked")
 
 
 def due_json(capsys, vault: Path, context: str) -> dict:
-    capsys.readouterr()
-    assert main(["due", "--vault", str(vault), "--now", NOW, "--context", context,
-                 "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return due_at(capsys, vault, NOW, context)
 
 
 def triggered(capsys, vault: Path, context: str) -> list[str]:
-    doc = due_json(capsys, vault, context)
-    return [r["id"] for r in doc["results"] if r["group"] == "triggered"]
+    return [r["id"] for r in triggered_rows(due_json(capsys, vault, context))]
 
 
 # -- lures: each fired c-fence, c-battery or c-photos before --------------------------

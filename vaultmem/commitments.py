@@ -285,13 +285,14 @@ class _Told:
             c.text for c in trigger.scoped_clauses(text)
             if trigger.vetoes(c.veto, ahead) and not trigger.hedged(c)))
         self.placed = trigger.placed_stems(text, ahead)
-        self.sentences = [(trigger.name_stems_in(s), frozenset(trigger.told_kinds(s)))
-                          for s in trigger.told_sentences(text, ahead)]
-        self.named = set().union(*(n for n, _ in self.sentences)) if self.sentences else set()
+        told = trigger.told_sentences(text, ahead)
+        names = [trigger.name_stems_in(s) for s in told]
+        self.sentences = [(n, frozenset(trigger.told_kinds(s))) for n, s in zip(names, told,
+                                                                                 strict=True)]
+        self.named = set().union(*names) if names else set()
         self.kinds = frozenset().union(*(k for _, k in self.sentences))
         # per told sentence, the names it says and its stems (what it says of them)
-        self.said = [(trigger.name_stems_in(s), trigger.content_stems(s))
-                     for s in trigger.told_sentences(text, ahead)]
+        self.said = [(n, trigger.content_stems(s)) for n, s in zip(names, told, strict=True)]
 
 
 def _owned_said(told: _Told, owned: set[str], subject: set[str]) -> bool:

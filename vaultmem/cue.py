@@ -225,15 +225,17 @@ proper heavily heavy really enough again first week weekend time nice lovely bit
 spell monday tuesday wednesday thursday friday saturday sunday"""))
 
 
+_WEATHER_STEMS = frozenset(trigger.content_stems(" ".join(
+    w for kind in WEATHER for w in trigger.EVENT_KINDS[kind])))
+
+
 def _beside_weather(condition: str) -> set[str]:
     """The content stems of a weather condition that are neither weather nor generic
     ("allotment" of "it's dry enough to work the allotment"; "tide" of "a spring tide
     comes in with a southerly wind"): some of them must be told too. The verb that ends
     a weather ("the rain stops", "the wind dies down") is the weather's own."""
-    weather = trigger.content_stems(" ".join(
-        w for kind in WEATHER for w in trigger.EVENT_KINDS[kind]))
     said = trigger.content_stems(trigger.ENDING.sub(" ", condition))
-    return said - weather - WEATHER_GENERIC - {"get", "come"}
+    return said - _WEATHER_STEMS - WEATHER_GENERIC - {"get", "come"}
 
 
 def _unnamed(ev: Evidence, told: frozenset, settings: Settings) -> tuple[bool, str]:
