@@ -206,9 +206,9 @@ def owned_stems(condition: str) -> set[str]:
 
 def names_an_event(condition: str, names: set[str]) -> bool:
     """Whether the condition says something happens besides naming who or where: a content
-    word that is not a name, or an event particle ("back", "home")."""
+    word that is not a name, an event particle ("back", "home"), or an event word the
+    stop list drops ("comes" of "Mrs Okafor comes for her Brompton")."""
     words = {w.lower() for w in WORD.findall(condition)}
-    # …or an event word the stop list drops: "Mrs Okafor comes for her Brompton"
     return (bool(content_stems(condition) - names) or bool(words & EVENT_PARTICLES)
             or bool(told_kinds(condition)))
 
