@@ -206,9 +206,11 @@ def owned_stems(condition: str) -> set[str]:
 
 def names_an_event(condition: str, names: set[str]) -> bool:
     """Whether the condition says something happens besides naming who or where: a content
-    word that is not a name, or an event particle ("back", "home")."""
+    word that is not a name, an event particle ("back", "home"), or an event word the
+    stop list drops ("comes" of "Mrs Okafor comes for her Brompton")."""
     words = {w.lower() for w in WORD.findall(condition)}
-    return bool(content_stems(condition) - names) or bool(words & EVENT_PARTICLES)
+    return (bool(content_stems(condition) - names) or bool(words & EVENT_PARTICLES)
+            or bool(told_kinds(condition)))
 
 
 # "When I'm at the hardware shop", "when I'm next at Parkside": a condition of presence
@@ -253,6 +255,22 @@ def placed_stems(context: str, ahead: bool = False) -> set[str]:
 
 
 DETERMINERS = frozenset("the a an my our his her their your this that".split())
+
+
+def thing_stems(condition: str) -> set[str]:
+    """The stem of the thing a condition is about, when it opens with one: the first word
+    after its opening article or possessive ("the house is quiet": house; "my printer
+    jams again": printer; "the workshop compressor trips the fuse": workshop). A quiet
+    morning at school is not the house being quiet; a kettle that trips the fuse is not
+    the compressor. Empty for a condition about someone ("Ana is back", "Dr Osei's office
+    rings"), one's presence ("I'm at the bank") or the weather ("it rains")."""
+    words = WORD.findall(condition or "")
+    if len(words) < 2 or words[0].lower() not in DETERMINERS:
+        return set()
+    first = words[1].lower().replace("’s", "").replace("'s", "")
+    if words[1][:1].isupper() or first in CUE_STOP or len(first) < 2:
+        return set()
+    return {stem(first)}
 
 
 # A condition is an event about someone or something: "Priya's quote comes in", "Gary
@@ -543,7 +561,12 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 r"|\b(?:lands|arrives|gets in|comes in|is due|are due|leaves)\b[^.;]*?"
                 r"\b(?:at|by|around) (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
                 r"eleven|twelve|noon|midnight|half)"
-                r"|\bby (?:lunch(?:time)?|the (?:evening|afternoon|weekend)|\w+day)\b"),
+                r"|\bby (?:lunch(?:time)?|the (?:evening|afternoon|weekend)|\w+day)\b"
+                # a departure by the timetable is still to come: "Janet's getting the four
+                # o'clock train back to Leeds", "catching the 6.15 bus"
+                r"|\b(?:getting|catching|taking|get|catch|take)\s+the\s+(?:\d[\d:.]*\s*"
+                r"(?:am|pm)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                r"half)(?:\s+o['’]clock|\s+\w+)?\s+(?:train|bus|flight|ferry|coach|plane)\b"),
     ("almost", r"\b(?:drove|walked|went|cycled|ran|rode|driving|walking|passed|passing) "
                r"(?:past|by)\b|\b(?:nearly|almost)\b"),
     ("hypothetical", r"\b(?:if|unless|in case|whether|would|wish)\b"),
