@@ -1014,3 +1014,33 @@ def test_hours_per_item_that_are_no_hours_are_left_at_the_kinds(nudge_vault):
     assert parcel.params.overdue_hours == KIND_DEFAULTS["dated"].overdue_hours
     assert (stamps.params.hours, stamps.stated_hours) == ("", False)
     assert v.tick(datetime(2026, 8, 3, 9, 30)).nudge.item.id == "parcel"
+
+
+@pytest.mark.integration
+def test_a_nudge_field_with_a_bad_value_warns_once_at_index_with_file_and_line(tmp_path,
+                                                                                capsys):
+    # Failed before: such a field was ignored without a word.
+    from vaultmem.interfaces.cli import main
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Ledger.md").write_text(
+        "# Errands\n"
+        "- [ ] Post the parcel 📅 2026-08-01 [nudge_overdue_hours:: mornings] ^parcel\n"
+        "- [ ] Buy stamps 📅 2026-08-05 [nudge_importance:: high] [nudge_hour:: 9-10]\n"
+        "- [ ] Ring the vet [nudge_hours:: 17-19] [nudge_importance:: 0.7]\n")
+    assert main(["index", str(root), "--now", "2026-07-30"]) == 0
+    err = capsys.readouterr().err
+    assert [line for line in err.splitlines() if line.startswith("warning:")] == [
+        "warning: Ledger.md:2: [nudge_overdue_hours:: mornings] is not hour ranges, so it is "
+        "ignored: write them like [nudge_overdue_hours:: 08-11]",
+        "warning: Ledger.md:3: [nudge_importance:: high] is not a number, so it is ignored: "
+        "write one like [nudge_importance:: 0.5]",
+        "warning: Ledger.md:3: [nudge_hour:: 9-10] is no nudge setting: did you mean "
+        "[nudge_hours:: …]?"]
+    # Once: an unchanged ledger is not read again, and says nothing more.
+    assert main(["index", str(root), "--now", "2026-07-31"]) == 0
+    assert "warning:" not in capsys.readouterr().err
+    # The run goes on: the entries are there, with their kind's values where the field was bad.
+    assert main(["nudge", "--vault", str(root), "--now", "2026-08-03T09:30", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["nudge"]["id"] == "parcel"

@@ -38,6 +38,7 @@ is a first-class answer.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -537,6 +538,40 @@ def _overridden(values: dict) -> dict[str, object]:
     return out
 
 
+def field_problems(values: dict) -> list[str]:
+    """What is wrong with the `nudge_<name>` fields of a ledger line, one message each,
+    saying what to write instead (`_override` ignores such a value; the index warns)."""
+    known = {f.name for f in fields(Params)}
+    out = []
+    for key, raw in values.items():
+        key = str(key).lower()
+        name = key.removeprefix("nudge_").removeprefix("nudge ")
+        if name == key:
+            continue
+        value = str(raw).strip()
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            out.append(f"[{key}:: {value}] is no nudge setting: "
+                       + (f"did you mean [nudge_{close[0]}:: …]?" if close else
+                          "see `nudge_hours`, `nudge_importance` and the rest in the docs"))
+        elif name in SPANS:
+            if not _hours_ok(value):
+                like = getattr(Params(), name) or "12-13,18-21"
+                out.append(f"[{key}:: {value}] is not hour ranges, so it is ignored: "
+                           f"write them like [{key}:: {like}]")
+        elif not _number_ok(value):
+            out.append(f"[{key}:: {value}] is not a number, so it is ignored: "
+                       f"write one like [{key}:: 0.5]")
+    return out
+
+
+def _number_ok(text: str) -> bool:
+    try:
+        return not math.isnan(float(text))
+    except (TypeError, ValueError):
+        return False
+
+
 def _override(base: Params, values: dict) -> tuple[Params, bool]:
     """Per-item parameters (`nudge_<name>` in front matter or a ledger field), and whether
     the item states its own hours."""
@@ -546,10 +581,8 @@ def _override(base: Params, values: dict) -> tuple[Params, bool]:
             if _hours_ok(str(raw)):
                 changes[name] = str(raw)
             continue
-        try:
+        if _number_ok(raw):
             changes[name] = float(raw)
-        except (TypeError, ValueError):
-            continue
     return replace(base, **changes), "hours" in changes
 
 
