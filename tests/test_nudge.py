@@ -771,12 +771,34 @@ def test_an_accept_holds_for_its_window_and_the_due_day_opens_a_new_one(nudge_va
 
 def test_an_undated_commitment_revives_inside_its_hours_every_other_day(make_vault):
     v = NudgeVault(make_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21] ^mum\n"},
+                              config_toml="nudge_wave_after_dismissal = false\n",
                               index_at=datetime(2026, 8, 1, 10)))
     assert v.item("mum").kind == "undated"
     shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8), answer="dismiss")
     assert [t.date() for t, _ in shown] == [date(2026, 8, 2), date(2026, 8, 4),
                                            date(2026, 8, 6)]
     assert all(in_hours("18:30-21:00", t) for t, _ in shown)
+
+
+def test_an_undated_revival_turned_down_comes_back_the_next_day_once(make_vault):
+    # The day a wave crests on is the item's own guess, not the person's: a revival turned
+    # down starts the wave again (a crest a day later), and one turned down again the next
+    # day goes back to every other day from the first. (Failed before: 2, 4 and 6 August.)
+    v = NudgeVault(make_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21] ^mum\n"},
+                              index_at=datetime(2026, 8, 1, 10)))
+    shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8), answer="dismiss")
+    assert [t.day for t, _ in shown] == [2, 3, 5, 6]
+    assert all(in_hours("18:30-21:00", t) for t, _ in shown)
+    # Accepted, it is left alone for its window; the next revival is two days on.
+    w = NudgeVault(make_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21] ^mum\n"},
+                              index_at=datetime(2026, 8, 1, 10)))
+    assert [t.day for t, _ in w.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8),
+                                       answer="accept")] == [2, 4, 6]
+    # Hours assumed for it (lunch, the evening) are a guess as well: the wave is kept.
+    u = NudgeVault(make_vault({"Ledger.md": "- [ ] Ask Priya for her notes ^notes\n"},
+                              index_at=datetime(2026, 8, 1, 10)))
+    assert [t.day for t, _ in u.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8),
+                                       answer="dismiss")] == [2, 4, 6]
 
 
 def test_a_start_window_speaks_up_in_its_last_part_not_when_it_opens(nudge_vault):
@@ -1014,3 +1036,33 @@ def test_hours_per_item_that_are_no_hours_are_left_at_the_kinds(nudge_vault):
     assert parcel.params.overdue_hours == KIND_DEFAULTS["dated"].overdue_hours
     assert (stamps.params.hours, stamps.stated_hours) == ("", False)
     assert v.tick(datetime(2026, 8, 3, 9, 30)).nudge.item.id == "parcel"
+
+
+@pytest.mark.integration
+def test_a_nudge_field_with_a_bad_value_warns_once_at_index_with_file_and_line(tmp_path,
+                                                                                capsys):
+    # Failed before: such a field was ignored without a word.
+    from vaultmem.interfaces.cli import main
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Ledger.md").write_text(
+        "# Errands\n"
+        "- [ ] Post the parcel 📅 2026-08-01 [nudge_overdue_hours:: mornings] ^parcel\n"
+        "- [ ] Buy stamps 📅 2026-08-05 [nudge_importance:: high] [nudge_hour:: 9-10]\n"
+        "- [ ] Ring the vet [nudge_hours:: 17-19] [nudge_importance:: 0.7]\n")
+    assert main(["index", str(root), "--now", "2026-07-30"]) == 0
+    err = capsys.readouterr().err
+    assert [line for line in err.splitlines() if line.startswith("warning:")] == [
+        "warning: Ledger.md:2: [nudge_overdue_hours:: mornings] is not hour ranges, so it is "
+        "ignored: write them like [nudge_overdue_hours:: 08-11]",
+        "warning: Ledger.md:3: [nudge_importance:: high] is not a number, so it is ignored: "
+        "write one like [nudge_importance:: 0.5]",
+        "warning: Ledger.md:3: [nudge_hour:: 9-10] is no nudge setting: did you mean "
+        "[nudge_hours:: …]?"]
+    # Once: an unchanged ledger is not read again, and says nothing more.
+    assert main(["index", str(root), "--now", "2026-07-31"]) == 0
+    assert "warning:" not in capsys.readouterr().err
+    # The run goes on: the entries are there, with their kind's values where the field was bad.
+    assert main(["nudge", "--vault", str(root), "--now", "2026-08-03T09:30", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["nudge"]["id"] == "parcel"

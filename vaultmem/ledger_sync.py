@@ -31,6 +31,7 @@ from .config import Settings
 from .embed import embed_text
 from .ledger import LedgerEntry, parse_ledger
 from .ledger_reconcile import Known, reconcile
+from .nudge import field_problems
 from .store import Store, entries, notes
 from .store.runs import RunFlags
 from .text.folder import content_hash
@@ -106,7 +107,9 @@ def sync_ledger(store: Store, note: LedgerRead, stamp: str, lost: list[str] | No
     saved_over = appended.check(store, path, changes, note.read, stamp)
     if lost is not None:
         lost.extend(saved_over)
-    return [(path, w.line, w.message) for w in warnings]
+    return sorted([(path, w.line, w.message) for w in warnings] +
+                  [(path, e.line, message) for e in found for message in field_problems(e.fields)],
+                  key=lambda w: w[1] or 0)
 
 
 def _removed(store: Store, path: str, current: list[LedgerEntry]) -> list[Known]:

@@ -25,7 +25,9 @@ its own: then only a cue, or hours or an importance stated for it, lets it speak
 small novelty lift after an item is written or referenced. F: fatigue, a decaying sum
 over recent nudges, a dismissal weighing more (the n-th in a row, with no accept or
 snooze between and each within a day and a half of the last, n times, up to three, and
-n times as fast) and fading over about a day.
+n times as fast) and fading over about a day. An undated item with hours of its own
+revives on its wave every other day; a revival turned down starts the wave again, so it
+comes back the next day (`nudge_wave_after_dismissal`).
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
 window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
@@ -38,6 +40,7 @@ is a first-class answer.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -160,6 +163,7 @@ class Item:
     at: time | None = None  # a time of day in its text, on its due day ...
     bound: str = ""  # ... and what it bounds: "by" a deadline, "after", "at" an event
     silent: str = ""  # why it has no moment of its own (an idea with no date), if so
+    turned_down: datetime | None = None  # its wave starts again then (a dismissed revival)
 
     @property
     def commitment(self) -> bool:
@@ -361,6 +365,8 @@ def anchors(item: Item, snoozed: datetime | None = None) -> list[datetime]:
     out = [item.created]
     if item.referenced:
         out.append(item.referenced)
+    if item.turned_down and item.params.amplitude > 0 and item.due is None:
+        out.append(item.turned_down)  # its wave starts again: a trough, a crest a day on
     if snoozed:
         out.append(snoozed)
     part = window_ramp(item)
@@ -537,6 +543,40 @@ def _overridden(values: dict) -> dict[str, object]:
     return out
 
 
+def field_problems(values: dict) -> list[str]:
+    """What is wrong with the `nudge_<name>` fields of a ledger line, one message each,
+    saying what to write instead (`_override` ignores such a value; the index warns)."""
+    known = {f.name for f in fields(Params)}
+    out = []
+    for key, raw in values.items():
+        key = str(key).lower()
+        name = key.removeprefix("nudge_").removeprefix("nudge ")
+        if name == key:
+            continue
+        value = str(raw).strip()
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            out.append(f"[{key}:: {value}] is no nudge setting: "
+                       + (f"did you mean [nudge_{close[0]}:: …]?" if close else
+                          "see `nudge_hours`, `nudge_importance` and the rest in the docs"))
+        elif name in SPANS:
+            if not _hours_ok(value):
+                like = getattr(Params(), name) or "12-13,18-21"
+                out.append(f"[{key}:: {value}] is not hour ranges, so it is ignored: "
+                           f"write them like [{key}:: {like}]")
+        elif not _number_ok(value):
+            out.append(f"[{key}:: {value}] is not a number, so it is ignored: "
+                       f"write one like [{key}:: 0.5]")
+    return out
+
+
+def _number_ok(text: str) -> bool:
+    try:
+        return not math.isnan(float(text))
+    except (TypeError, ValueError):
+        return False
+
+
 def _override(base: Params, values: dict) -> tuple[Params, bool]:
     """Per-item parameters (`nudge_<name>` in front matter or a ledger field), and whether
     the item states its own hours."""
@@ -546,10 +586,8 @@ def _override(base: Params, values: dict) -> tuple[Params, bool]:
             if _hours_ok(str(raw)):
                 changes[name] = str(raw)
             continue
-        try:
+        if _number_ok(raw):
             changes[name] = float(raw)
-        except (TypeError, ValueError):
-            continue
     return replace(base, **changes), "hours" in changes
 
 
@@ -642,10 +680,13 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     stores nothing (no surfacing, no state)."""
     now = clock.local_naive(now)
     items = load_items(store)
-    for item in items:
-        item.cue = (cues or {}).get(item.id)
     state = {r[0]: (bool(r[1]), clock.moment(r[2])) for r in nudge_rows.states(store)}
     past = _history(store, now)
+    for item in items:
+        item.cue = (cues or {}).get(item.id)
+        last = past.get(item.id, _Past())
+        if settings.nudge_wave_after_dismissal and last.dismissed_message and item.stated_hours:
+            item.turned_down = _first_turned_down(last)
     cands = [_stand(item, now, state.get(item.id, (True, None)), past.get(item.id, _Past()),
                     oscillation) for item in items]
     nudge, reason = _decide(store, settings, now, cands)
@@ -655,6 +696,16 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     return TickResult(now, nudge, reason, len(items), {c.item.id: round(c.value, 4)
                                                        for c in cands}, ranked[:SHOWN],
                       ranked=ranked)
+
+
+def _first_turned_down(past: _Past) -> datetime | None:
+    """The first dismissal of the run (`dismissal_runs`) that the item's latest dismissal
+    belongs to: a revival turned down comes back the next day, and one turned down again
+    then goes on every other day from that first dismissal."""
+    start = None
+    for moment, n in dismissal_runs(sorted(past.dismissed), past.answered):
+        start = moment if n == 1 else start
+    return start
 
 
 def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past: _Past,
