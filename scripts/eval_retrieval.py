@@ -778,7 +778,7 @@ def run_e5(root: Path, cache: Path | None, minilm_rows: list[dict]) -> dict[str,
             for s in SETS}
     out[E5_ROUTED] = [r for s in SETS for r in run_variant(both[s], Variant(E5_ROUTED))]
     for r, q in zip(out[E5_ROUTED], [q for s in SETS for q in both[s].queries], strict=True):
-        r["model"] = for_query(pair, q["query"])[1].as_dict()
+        r["model"] = for_query(pair, q["query"], both[r["set"]].store.holds_none_of)[1].as_dict()
     with mock.patch.object(rank, "_relevance", fused_hook(pair)):
         out[E5_FUSED] = [r for s in SETS for r in run_variant(
             replace(both[s], embedder=embedder), Variant(E5_FUSED))]
@@ -821,7 +821,7 @@ def choice_table(results: dict[str, list[dict]]) -> None:
     for s in SETS:
         for label, negate in (("multilingual category", False), ("the rest", True)):
             sel = [r for r in rows if of_category(s, CROSS, negate)(r)]
-            e5n = sum(r["model"]["language"] != "en" for r in sel)
+            e5n = sum(r["model"]["name"] != config.DEFAULT_MODEL for r in sel)
             print(f"| {s} | {label} | {len(sel)} | {e5n} | {len(sel) - e5n} |")
 
 

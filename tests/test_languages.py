@@ -125,6 +125,11 @@ def test_the_multilingual_option_ranks_english_queries_with_the_default_model():
     chosen, why = for_query(pair, "¿cómo cambio el nombre de una nota?")
     assert chosen is other and why.language == "es" and "Spanish" in why.why
     assert for_query(english, "¿cómo cambio el nombre?")[0] is english  # one model: no choice
+    # No function word shows the language of "Umgebungsvariable auslesen"; the vault
+    # holding none of its words does.
+    chosen, why = for_query(pair, "Umgebungsvariable auslesen", lambda text: True)
+    assert chosen is other and why.language is None and "no word of the query" in why.why
+    assert for_query(pair, "rename a note", lambda text: False)[0] is english
     # Everything but a query's ranking reads the configured (multilingual) model.
     assert pair.fingerprint == other.fingerprint and parts_of(pair) == (english, other)
 
@@ -144,3 +149,5 @@ def test_the_option_indexes_both_models_and_a_switch_embeds_only_the_missing_one
     assert (english.embedded, other.embedded) == (3, 3)
     assert index_vault(store, settings, pair, now=NOW).embedded == 0
     assert vectors.counts_by_fingerprint(store) == {english.fingerprint: 3, other.fingerprint: 3}
+    assert store.holds_none_of("Umgebungsvariable auslesen")
+    assert not store.holds_none_of("when do I plant the tomatoes")

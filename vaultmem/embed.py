@@ -174,12 +174,20 @@ class PerLanguage:
     def embed_query(self, texts: list[str]) -> np.ndarray:
         return query_side(self.other)(texts)
 
-    def for_query(self, text: str) -> tuple[Embedder, ModelChoice]:
+    def for_query(self, text: str, holds_none: Callable[[str], bool] | None = None
+                  ) -> tuple[Embedder, ModelChoice]:
+        """The model that ranks `text`, and why. `holds_none(text)`: whether the vault
+        holds none of the query's words; a query that reads as English and shares no
+        word with the vault is in a language its function words did not show (a
+        compound, keywords), and goes to the multilingual model."""
         from .text.languages import NAMES, query_language
 
         lang, why = query_language(text)
-        chosen = self.english if lang == "en" else self.other
         said = {"script": "by its script", "words": "by its common words"}.get(why, why)
+        if lang == "en" and holds_none is not None and holds_none(text):
+            return self.other, ModelChoice(model_name(self.other), "no word of the query is "
+                                           "in the vault: the multilingual model reads it")
+        chosen = self.english if lang == "en" else self.other
         named = f"in {NAMES.get(lang, lang)}" if lang else "not in English"
         reason = (f"the query is {named} ({said}): "
                   + ("the default model reads English best" if lang == "en"
@@ -193,12 +201,13 @@ def model_name(embedder: Embedder) -> str:
     return spec.name if spec else embedder.fingerprint.split("|", 1)[0]
 
 
-def for_query(embedder: Embedder, text: str) -> tuple[Embedder, ModelChoice]:
+def for_query(embedder: Embedder, text: str, holds_none: Callable[[str], bool] | None = None
+              ) -> tuple[Embedder, ModelChoice]:
     """The embedder that ranks `text`, and why: the multilingual option's choice by the
     query's language (`PerLanguage`), else the one model there is."""
     choose = getattr(embedder, "for_query", None)
     if choose is not None:
-        return choose(text)
+        return choose(text, holds_none)
     return embedder, ModelChoice(model_name(embedder), "the configured model")
 
 

@@ -166,7 +166,7 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     """
     now = clock.local_naive(now)
     started = time.perf_counter()
-    chosen, model = for_query(embedder, text)
+    chosen, model = for_query(embedder, text, store.holds_none_of)
     if chosen is not embedder:
         settings = ranking_settings(settings, chosen)
         if getattr(chosen, "spec", None):
