@@ -151,3 +151,4 @@ def test_the_option_indexes_both_models_and_a_switch_embeds_only_the_missing_one
     assert vectors.counts_by_fingerprint(store) == {english.fingerprint: 3, other.fingerprint: 3}
     assert store.holds_none_of("Umgebungsvariable auslesen")
     assert not store.holds_none_of("when do I plant the tomatoes")
+    assert not store.holds_none_of("plant_tomatoes")  # stored as two words

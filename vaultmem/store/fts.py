@@ -162,7 +162,8 @@ def holds_none(conn: sqlite3.Connection, query: str) -> bool:
     """Whether no chunk holds any of the query's words (stop words aside; a word whose
     stored form this cannot tell counts as held): words of another language than the
     vault's, for the multilingual option's choice of model."""
-    words = query_words(query)
+    # unicode61 cuts "nav_order" in two: look each part up as it is stored.
+    words = [part for word in query_words(query) for part in word.split("_") if part]
     return bool(words) and all(_fold(w) for w in words) and not _frequencies(conn, words)
 
 
