@@ -136,7 +136,8 @@ class ModelChoice:
 class PerLanguage:
     """The multilingual option: the vault's vectors under two models, and each query
     ranked by the one that reads it. A query in English (`languages.query_language`: no
-    model, its script and its function words) is ranked with the default model's
+    model, its script and its function words; and the vault holds some of its words,
+    `for_query`) is ranked with the default model's
     vectors, MiniLM, which reads English better than the multilingual model does on the
     documentation sets (docs/evaluation.md, "Cross-lingual"); any other with the
     multilingual model's. Indexing embeds each text with both (`parts`), each under its
