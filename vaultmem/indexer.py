@@ -18,7 +18,7 @@ from typing import NamedTuple
 from . import clock, ledger_sync, prospective, status
 from .budget import Budget, OverBudget
 from .config import Settings
-from .embed import Embedder, embed_text, multilingual_advice
+from .embed import Embedder, embed_text, multilingual_advice, parts_of
 from .errors import VaultGoneError
 from .schema import SCHEMA
 from .store import Store, entries, migrations, notes
@@ -169,7 +169,7 @@ def index_vault(store: Store, settings: Settings, embedder: Embedder, *, now: da
     plan = plan_changes(found.files, states, reader.hash_of, full=run.full)
     quiet = not (run.full or plan.changed or plan.touched or flags.links_pending() is not None
                  or flags.lifecycle_dirty)
-    settled = _settled(store, embedder.fingerprint) if quiet else None
+    settled = _settled(store, _vector_spaces(embedder)) if quiet else None
     if settled and store.checked_within(CHECK_EVERY):
         store.skip_check()  # nothing to change or embed: no need to read every page again
     elif flags.is_settled:
@@ -236,7 +236,7 @@ def _steps(run: _Run, walk: _Walk, settled: dict | None) -> None:
                               "is it the vault folder (the one holding your .md notes)?"))
     with store.atomic():
         store.replace_warnings("walk", None, walk_warnings)
-        flags.settle({"fingerprint": run.embedder.fingerprint, "links": counts,
+        flags.settle({"fingerprint": _vector_spaces(run.embedder), "links": counts,
                       "languages": report.languages,
                       "version": [SETTLED_VERSION, len(migrations.MIGRATIONS)]})
     report.warnings[:0] = walk_warnings
@@ -543,6 +543,12 @@ LINK_FIGURES = (("resolved_links", "links_resolved"), ("unresolved_links", "link
                 ("attachment_links", "attachment_links"))
 
 
+def _vector_spaces(embedder: Embedder) -> str:
+    """The fingerprints a finished run leaves every live text with a vector under: the
+    model's, or with the multilingual option both models' (one string, as recorded)."""
+    return "+".join(part.fingerprint for part in parts_of(embedder))
+
+
 def _settled(store: Store, fingerprint: str) -> dict | None:
     found = RunFlags(store).settled()
     if found is None or found.get("fingerprint") != fingerprint \
@@ -560,7 +566,12 @@ def _count_links(store: Store) -> dict[str, int]:
 
 
 def embed_missing(store: Store, embedder: Embedder, progress: Progress | None = None) -> int:
-    """Embed every live chunk that lacks a vector for this model; commit as it goes."""
+    """Embed every live chunk that lacks a vector for this model (with the multilingual
+    option, for each of its two models); commit as it goes."""
+    return sum(_embed_missing(store, part, progress) for part in parts_of(embedder))
+
+
+def _embed_missing(store: Store, embedder: Embedder, progress: Progress | None) -> int:
     todo = store.missing_vectors(embedder.fingerprint)
     if not todo:
         return 0

@@ -18,14 +18,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import numpy as np
 
 from . import clock, commitments, filters, prospective, trigger
 from .config import DEFAULTS, Settings
-from .embed import Embedder, query_side, spec_for
+from .embed import Embedder, ModelChoice, for_query, query_side, ranking_settings, spec_for
 from .filters import Filters
 from .schema import SCHEMA
 from .snippet import query_stems, snippet
@@ -133,6 +133,7 @@ class QueryResult:
     stale: list[str] = field(default_factory=list)  # indexed notes gone from disk: skipped
     firing: list[commitments.FiringRow] = field(default_factory=list)  # firing now (SPEC 1)
     filters: dict = field(default_factory=dict)  # the filters given (`Filters.as_dict`)
+    model: ModelChoice | None = None  # which model ranked the query, and why
 
     def strip(self, ambient: int = 3) -> tuple[list, int]:
         """What the terminal shows above the results (SPEC 5): every grounded firing and
@@ -150,6 +151,7 @@ class QueryResult:
                 "fire_weight": self.fire_weight, "candidates": self.candidates,
                 "seconds": self.seconds, "stale": self.stale, "filters": self.filters,
                 "firing": plain(self.firing),
+                "model": self.model.as_dict() if self.model else None,
                 "results": [hit.as_dict() for hit in self.results]}
 
 
@@ -158,10 +160,18 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     """Rank live notes for `text` (which is also the context for trigger matching).
 
     A note whose file is gone since the last index is never returned: the top results
-    are checked on disk and any missing one is skipped (and named in `stale`).
+    are checked on disk and any missing one is skipped (and named in `stale`). With the
+    multilingual option, the query's language picks the model that ranks it
+    (`embed.PerLanguage`), and the dense leg's scale is that model's.
     """
     now = clock.local_naive(now)
     started = time.perf_counter()
+    chosen, model = for_query(embedder, text, store.holds_none_of)
+    if chosen is not embedder:
+        settings = ranking_settings(settings, chosen)
+        if getattr(chosen, "spec", None):
+            opts = replace(opts, dense_origin=chosen.spec.dense_origin)
+    embedder = chosen
     with store.snapshot():
         # Everything the ranking reads that does not need the query's vector is read
         # first, while the model may still be loading (`embed.query_embedder`).
@@ -183,7 +193,7 @@ def run_query(store: Store, embedder: Embedder, text: str, opts: QueryOptions,
     w, wf = (opts.weight, opts.fire_weight) if opts.prospective else (0.0, 0.0)
     return QueryResult(text, now, w, wf, hits, candidates,
                        round(time.perf_counter() - started, 4), stale, lane,
-                       opts.filters.as_dict())
+                       opts.filters.as_dict(), model)
 
 
 @dataclass

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from . import appended
 from .config import Settings
-from .embed import multilingual_advice
+from .embed import fingerprints_for, multilingual_advice
+from .errors import ModelError
 from .schema import SCHEMA
-from .store import Store, candidates, entries, items, notes, runs, writer_running
+from .store import Store, candidates, entries, items, notes, runs, vectors, writer_running
 from .text.folder import printable
 from .text.resolve import fold, names_attachment
 from .text.rows import Item
@@ -59,8 +60,20 @@ def gather(store: Store, settings: Settings) -> Status:
         candidates=candidates.status_counts(store),
         languages=languages,
         multilingual=multilingual_advice(languages, settings),
+        models=vector_models(store, settings),
         config=settings.as_dict(),
     )
+
+
+def vector_models(store: Store, settings: Settings) -> list[dict]:
+    """The models the store holds vectors of: each fingerprint's model, its count, and
+    whether the settings rank with it (the multilingual option ranks with two)."""
+    try:
+        used = fingerprints_for(settings)
+    except ModelError:  # the option's engine is not installed: `index` says how
+        used = ()
+    return [{"model": fp.split("|", 1)[0], "fingerprint": fp, "vectors": n, "in_use": fp in used}
+            for fp, n in vectors.counts_by_fingerprint(store).items()]
 
 
 def _prospective_counts(store: Store) -> dict:
@@ -102,6 +115,7 @@ class Status(Item):
     candidates: dict
     languages: dict  # live notes per language ("" where it could not be told)
     multilingual: str | None  # advice when the notes are in several languages
+    models: list[dict]  # the models whose vectors the store holds (`vector_models`)
     config: dict
 
     def as_dict(self) -> dict:

@@ -201,6 +201,10 @@ def _hits(result, explain: bool, vault) -> None:
 
     out = _console(False)
     width = max(out.width - LEAD - 2, 24)
+    if explain and result.model:  # which model ranked the query, and why
+        said = f"{result.model.name}: {result.model.why}"
+        field(out, "model", [Text(w, style="dim") for w in said.split()], indent=0, hang=2)
+        out.print()
     for n, hit in enumerate(result.results):
         head = [_title(hit.title, hit.path, vault),
                 *(Text(f"↑{c['id']}", style="bold yellow") for c in hit.commitments),
@@ -441,6 +445,10 @@ def status(result, as_json: bool) -> None:
               indent=0)
     if doc.get("multilingual"):
         field(out, "multilingual", doc["multilingual"].split(), indent=0, hang=2)
+    if len(doc.get("models") or ()) > 1:  # the multilingual option, or a model switch
+        field(out, "models", _joined([f"{m['model']} {m['vectors']} vectors"
+                                      + ("" if m["in_use"] else " (not in use)")
+                                      for m in doc["models"]]), indent=0, hang=2)
     for run in doc["last_runs"].values():
         if run:
             field(out, f"last {run['kind']}:", [f"{run['finished'] or run['started']}",

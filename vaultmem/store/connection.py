@@ -775,6 +775,10 @@ class Store:
         return n, self.execute(f"SELECT c.id, c.note_id, v.vector {joins} "
                                "ORDER BY c.note_id, c.ord", [fingerprint])
 
+    def holds_none_of(self, text: str) -> bool:
+        """Whether no chunk holds any of `text`'s words (`fts.holds_none`)."""
+        return fts.holds_none(self.conn, text)
+
     def lexical_hits(self, text: str, chunks: int) -> list[tuple[int, float]]:
         """(chunk id, BM25) of the chunks matching `text`'s words (`fts.search`)."""
         return fts.search(self.conn, text, chunks)

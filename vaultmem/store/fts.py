@@ -158,6 +158,15 @@ def _bm25(conn: sqlite3.Connection, expression: str | None, limit: int) -> list:
         return []  # a query FTS5 cannot parse finds nothing lexically; dense still answers
 
 
+def holds_none(conn: sqlite3.Connection, query: str) -> bool:
+    """Whether no chunk holds any of the query's words (stop words aside; a word whose
+    stored form this cannot tell counts as held): words of another language than the
+    vault's, for the multilingual option's choice of model."""
+    # unicode61 cuts "nav_order" in two: look each part up as it is stored.
+    words = [part for word in query_words(query) for part in word.split("_") if part]
+    return bool(words) and all(_fold(w) for w in words) and not _frequencies(conn, words)
+
+
 def _frequencies(conn: sqlite3.Connection, words: list[str]) -> dict[str, int]:
     """{folded word: chunks containing it}, from FTS5's own vocabulary."""
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "

@@ -50,27 +50,31 @@ class MatrixCache:
 
     def __init__(self, db_path: Path):
         self.db_path = db_path
-        self._kept: tuple[tuple[str, str], Matrix] | None = None  # ((fingerprint, generation), …)
+        # fingerprint -> (generation, matrix): the multilingual option ranks with two models
+        self._kept: dict[str, tuple[str, Matrix]] = {}
 
     @property
     def loaded(self) -> bool:
         """Whether a matrix is held in this process."""
-        return self._kept is not None
+        return bool(self._kept)
 
     def get(self, store: Store, fingerprint: str, dim: int) -> Matrix:
         """The matrix of `store` under `fingerprint`, cached until a write changes the
         store's generation (in any process)."""
         with store.snapshot():  # the generation and the rows it stamps, from one state
             generation = store.generation()
-            if self._kept and self._kept[0] == (fingerprint, generation):
-                return self._kept[1]
+            kept = self._kept.get(fingerprint)
+            if kept and kept[0] == generation:
+                return kept[1]
             stamp = f"{store.get_meta('store_id', '')}:{generation}"
             path = self.path(fingerprint)
             matrix = read(path, stamp, dim)
             if matrix is None:
                 matrix = from_rows(store, fingerprint, dim)
                 write(path, stamp, matrix, like=self.db_path)
-        self._kept = ((fingerprint, generation), matrix)
+        # Only the current generation's: another model's is kept beside this one.
+        self._kept = {fp: k for fp, k in self._kept.items() if k[0] == generation}
+        self._kept[fingerprint] = (generation, matrix)
         return matrix
 
     def path(self, fingerprint: str) -> Path:
@@ -114,6 +118,15 @@ def read(path: Path, stamp: str, dim: int) -> Matrix | None:
     return Matrix(**parts)
 
 
+def _stamp(path: Path) -> str | None:
+    """The stamp a copy was written with; None if it has none that can be read."""
+    try:
+        with open(path, "rb") as fh:
+            return str(np.load(fh, allow_pickle=False))
+    except (OSError, ValueError, EOFError):
+        return None
+
+
 def write(path: Path, stamp: str, matrix: Matrix, like: Path) -> None:
     """Best effort and atomic: a reader sees the old file or the new one, never half.
     The file gets the database's permissions (it holds the same vectors)."""
@@ -127,12 +140,13 @@ def write(path: Path, stamp: str, matrix: Matrix, like: Path) -> None:
                 np.save(fh, getattr(matrix, name), allow_pickle=False)
         os.chmod(tmp, stat.S_IMODE(os.stat(like).st_mode))
         os.replace(tmp, path)
-        # Another model's copy can never be current again: using that model means an
-        # index run, which changes the generation. At 50,000 notes each copy is 300 MB.
-        # (`.npz`: the format of earlier versions.)
+        # Another model's copy written before the store last changed can never be current
+        # again: it is rebuilt from SQLite when that model ranks again. One of this
+        # state's is kept: the multilingual option ranks with two models. At 50,000 notes
+        # each copy is 300 MB. (`.npz`: the format of earlier versions.)
         for other in [*path.parent.glob(f"{like.name}.matrix-*{SUFFIX}"),
                       *path.parent.glob(f"{like.name}.matrix-*.npz")]:
-            if other != path:
+            if other != path and _stamp(other) != stamp:
                 other.unlink(missing_ok=True)
     except OSError:  # a read-only folder or a full disk: queries just read SQLite
         if tmp:

@@ -13,3 +13,9 @@ def stored_dim(store: Store, fingerprint: str) -> int:
     row = store.execute("SELECT length(vector) FROM vectors WHERE fingerprint = ? LIMIT 1",
                         [fingerprint]).fetchone()
     return row[0] // 4 if row else 0  # float32
+
+
+def counts_by_fingerprint(store: Store) -> dict[str, int]:
+    """How many vectors are stored under each fingerprint (each model's vector space)."""
+    return dict(store.execute("SELECT fingerprint, count(*) FROM vectors GROUP BY fingerprint"
+                              " ORDER BY fingerprint").fetchall())

@@ -1,4 +1,5 @@
 """The language a note is written in, for `status` and `index`: is the vault multilingual?
+And whether a query is in English, for the multilingual option's choice of model.
 
 Pure text: the script a text is written in, else the common words it uses; no model.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .words import TOKEN
+from .words import SEARCH_STOP, TOKEN
 
 # Scripts that name their language (Han alone: Chinese; with kana: Japanese).
 _SCRIPTS = (("ja", re.compile(r"[\u3040-\u30ff]")), ("ko", re.compile(r"[\uac00-\ud7af]")),
@@ -57,3 +58,51 @@ def looks_multilingual(counts: dict[str, int]) -> bool:
     whose language could be told: too many to be a quotation or two."""
     told = sum(n for lang, n in counts.items() if lang)
     return sum(1 for lang, n in counts.items() if lang and n >= max(3, 0.02 * told)) >= 2
+
+
+# A short query has too few function words for `language`: it is told by its script,
+# then by the function and question words it holds, of English and of each language
+# above, a word written with a letter English does not use (é, ã, ß, ...) counting as one
+# more word of another language. Words shared by English and another language count for
+# both. Nothing pointing elsewhere (a query of keywords, of names): English.
+_ENGLISH_QUERY = SEARCH_STOP | frozenset(
+    "where when why whose there have has had was get use using make set show find any all "
+    "".split())
+_QUESTION_WORDS = {
+    "de": ("was wie wo welche welcher welches wann warum ich mein meine kann gibt wir noch ohne "
+           "dass beim bei hat das aus nach über wird sind zum zur vom einen einem").split(),
+    "fr": "comment quoi où quel quelle quels quand pourquoi je mon ma mes peut faire".split(),
+    "es": "cómo qué dónde cuál cuándo por qué mi mis puedo está están tengo".split(),
+    "pt": "como onde qual quando quem porque meu minha foi está estão tem isso posso".split(),
+    "it": "dove quale quando chi perché mio mia posso sono".split(),
+    "nl": "hoe wat waar welke wanneer waarom ik mijn kan".split(),
+}
+_QUERY_WORDS = {lang: frozenset(words) | frozenset(_QUESTION_WORDS[lang])
+                for lang, words in _FUNCTION_WORDS.items() if lang != "en"}
+NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "pt": "Portuguese",
+         "it": "Italian", "nl": "Dutch", "ja": "Japanese", "ko": "Korean", "zh": "Chinese",
+         "ru": "Russian", "el": "Greek", "ar": "Arabic", "he": "Hebrew", "hi": "Hindi",
+         "th": "Thai"}
+_FOREIGN_LETTER = re.compile(r"[\u00c0-\u024f]")
+
+
+def query_language(text: str) -> tuple[str, str]:
+    """(language, why) of a query, however short: a two-letter code ("en" when nothing
+    points to another language) and the evidence, in words. Scripts first (`language`'s),
+    then words: another language's function words and words written with letters English
+    does not use must outnumber English's function words (or, with such a letter, equal
+    them)."""
+    latin = len(_LATIN.findall(text))
+    scripts = {lang: len(pattern.findall(text)) for lang, pattern in _SCRIPTS}
+    if scripts["ja"]:
+        scripts["ja"] += scripts.pop("zh")
+    lang, count = max(scripts.items(), key=lambda kv: kv[1])
+    if count and count * 4 >= latin:  # about one CJK character to 4 Latin letters
+        return lang, "script"
+    words = TOKEN.findall(text.lower())
+    english = sum(w in _ENGLISH_QUERY for w in words)
+    accented = sum(bool(_FOREIGN_LETTER.search(w)) for w in words)
+    best, lang = max((sum(w in vocab for w in words), lang) for lang, vocab in _QUERY_WORDS.items())
+    if best + accented > english or (accented and best + accented == english):
+        return lang if best else "", "words"
+    return "en", "words" if english else "no words of another language"
