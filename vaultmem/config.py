@@ -85,8 +85,9 @@ class Settings:
     daily_cap: int = 5
     nudge_oscillation: bool = True  # the revival term of D(t); off only for ablations
     # An undated item with hours of its own whose revival is turned down starts its wave
-    # again: the next crest comes a day later (the next day, in its hours), not two.
-    nudge_wave_after_dismissal: bool = True
+    # again: the next crest comes a day later (the next day, in its hours), not two. Off:
+    # it lost precision on the scenarios it was checked on (docs/evaluation.md, fifth round).
+    nudge_wave_after_dismissal: bool = False
     # Form (`ledger suggest`): candidates offered at or above this confidence; chosen on
     # the dev set (scripts/eval_form.py --sweep), see docs/evaluation.md
     form_confidence: float = 0.5
