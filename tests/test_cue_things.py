@@ -126,21 +126,21 @@ def test_a_name_alone_is_not_its_arrival_through_the_cli(capsys, vault: Path):
 
 
 @pytest.mark.parametrize(("condition", "thing"), [
-    ("the new printer jams", {"printer"}),
-    ("my old car breaks down", {"car"}),
-    ("the first frost comes", {"frost"}),
-    ("the whole house is quiet", {"hous"}),
-    ("the other office rings back", {"offic"}),
+    ("the new printer jams", {"new", "printer"}),
+    ("my old car breaks down", {"old", "car"}),
+    ("the first frost comes", {"first", "frost"}),
+    ("the other office rings back", {"other", "offic"}),
     ("the new Skoda is ready", set()),  # a name: about someone or something named
 ])
-def test_what_a_condition_is_about_is_not_the_word_describing_it(condition, thing):
+def test_what_a_condition_is_about_is_not_only_the_word_describing_it(condition, thing):
     # Failed before: the thing was the word after "the" or "my" whatever it was ("new",
     # "old", "first"), so "the printer jammed again" was not what "the new printer jams" is
     # about.
     assert trigger.thing_stems(condition) == thing
 
 
-def test_words_fire_for_a_condition_with_a_describing_word():
-    found = decide("the new printer jams", "The printer jammed again halfway through.",
-                   {"jam": 2.0, "printer": 2.0, "new": 0.5})
+@pytest.mark.parametrize("context", ["The printer jammed again halfway through.",
+                                     "The new one jammed again halfway through."])
+def test_words_fire_for_a_condition_with_a_describing_word(context):
+    found = decide("the new printer jams", context, {"jam": 2.0, "printer": 2.0, "new": 0.5})
     assert found.fired

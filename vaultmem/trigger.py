@@ -262,10 +262,11 @@ whole same usual main young""".split())
 
 
 def thing_stems(condition: str) -> set[str]:
-    """The stem of the thing a condition is about, when it opens with one: the first word
-    after its opening article or possessive and any word describing it ("the house is
-    quiet": house; "my printer jams again", "the new printer jams": printer; "the workshop
-    compressor trips the fuse": workshop). A quiet
+    """The stems of the thing a condition is about, when it opens with one, any of which
+    says it: the first word after its opening article or possessive ("the house is quiet":
+    house; "my printer jams again": printer; "the workshop compressor trips the fuse":
+    workshop), with the words describing it before it ("the new printer jams": new,
+    printer; "a big spring tide comes in": big, spring). A quiet
     morning at school is not the house being quiet; a kettle that trips the fuse is not
     the compressor. Empty for a condition about someone ("Ana is back", "Dr Osei's office
     rings"), one's presence ("I'm at the bank") or the weather ("it rains")."""
@@ -273,12 +274,14 @@ def thing_stems(condition: str) -> set[str]:
     if len(words) < 2 or words[0].lower() not in DETERMINERS:
         return set()
     words = words[1:]
+    described = set()
     while len(words) > 1 and words[0].lower() in DESCRIBERS:  # "the new printer": printer
+        described.add(stem(words[0].lower()))
         words = words[1:]
     first = words[0].lower().replace("’s", "").replace("'s", "")
     if words[0][:1].isupper() or first in CUE_STOP or len(first) < 2:
         return set()
-    return {stem(first)}
+    return {stem(first)} | described
 
 
 # A condition is an event about someone or something: "Priya's quote comes in", "Gary
