@@ -123,3 +123,24 @@ def test_a_name_alone_is_not_its_arrival_through_the_cli(capsys, vault: Path):
     doc = due_json(capsys, vault, NOW, "Bumped into Mrs Okafor in the Co-op earlier, who "
                    "said see you tomorrow.")
     assert "c-okafor" not in [r["id"] for r in triggered_rows(doc)]
+
+
+@pytest.mark.parametrize(("condition", "thing"), [
+    ("the new printer jams", {"new", "printer"}),
+    ("my old car breaks down", {"old", "car"}),
+    ("the first frost comes", {"first", "frost"}),
+    ("the other office rings back", {"other", "offic"}),
+    ("the new Skoda is ready", set()),  # a name: about someone or something named
+])
+def test_what_a_condition_is_about_is_not_only_the_word_describing_it(condition, thing):
+    # Failed before: the thing was the word after "the" or "my" whatever it was ("new",
+    # "old", "first"), so "the printer jammed again" was not what "the new printer jams" is
+    # about.
+    assert trigger.thing_stems(condition) == thing
+
+
+@pytest.mark.parametrize("context", ["The printer jammed again halfway through.",
+                                     "The new one jammed again halfway through."])
+def test_words_fire_for_a_condition_with_a_describing_word(context):
+    found = decide("the new printer jams", context, {"jam": 2.0, "printer": 2.0, "new": 0.5})
+    assert found.fired

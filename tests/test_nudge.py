@@ -1069,3 +1069,30 @@ def test_a_nudge_field_with_a_bad_value_warns_once_at_index_with_file_and_line(t
     # The run goes on: the entries are there, with their kind's values where the field was bad.
     assert main(["nudge", "--vault", str(root), "--now", "2026-08-03T09:30", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["nudge"]["id"] == "parcel"
+
+
+@pytest.mark.integration
+def test_a_nudge_field_no_length_of_time_warns_and_the_tick_goes_on(tmp_path, capsys):
+    # Failed before: a zero period (or fatigue, decay or novelty span), or a span too long
+    # for a date, was taken as a number without a word, and every `nudge` after it stopped
+    # on a ZeroDivisionError or an OverflowError, for every item of the vault.
+    from vaultmem.interfaces.cli import main
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Ledger.md").write_text(
+        "- [ ] Call Mum [nudge_hours:: 18-21] [nudge_period_days:: 0] ^mum\n"
+        "- [ ] Post the parcel 📅 2026-08-03 [nudge_hold_hours:: 1e15] "
+        "[nudge_fatigue_hours:: -1] ^parcel\n")
+    assert main(["index", str(root), "--now", "2026-08-01"]) == 0
+    err = capsys.readouterr().err
+    assert [line for line in err.splitlines() if line.startswith("warning:")] == [
+        "warning: Ledger.md:1: [nudge_period_days:: 0] is no length of time it can use, so "
+        "it is ignored: write one above 0 like [nudge_period_days:: 2]",
+        "warning: Ledger.md:2: [nudge_hold_hours:: 1e15] is no length of time it can use, "
+        "so it is ignored: write one like [nudge_hold_hours:: 2]",
+        "warning: Ledger.md:2: [nudge_fatigue_hours:: -1] is no length of time it can use, "
+        "so it is ignored: write one above 0 like [nudge_fatigue_hours:: 6]"]
+    for now in ("2026-08-02T19:00", "2026-08-03T09:30"):
+        assert main(["nudge", "--vault", str(root), "--now", now, "--json"]) == 0
+        capsys.readouterr()

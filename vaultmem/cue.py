@@ -144,9 +144,9 @@ def _words_hold(ev: Evidence, settings: Settings) -> tuple[bool, str]:
         return False, w.why()
     if ev.denied:  # "the grant budget sheet… no decision for a few days"
         return False, f"{w.why()}, but its {', '.join(ev.denied)} told as not happened"
-    unsaid = trigger.thing_stems(ev.condition) - set(w.found)
-    if unsaid:  # "a quiet morning" at school for "the house is quiet"
-        return False, f"{w.why()}, but not what it is about ({', '.join(sorted(unsaid))})"
+    thing = trigger.thing_stems(ev.condition)
+    if thing and not thing & set(w.found):  # "a quiet morning" at school, "the house is quiet"
+        return False, f"{w.why()}, but not what it is about ({', '.join(sorted(thing))})"
     # Meaning must not point at another entry; with no vectors in this model's space
     # (never embedded, or another model's), words are all there is to go on. A store that
     # has them but none of this entry's (not embedded yet) cannot say it does not.

@@ -564,9 +564,14 @@ def field_problems(values: dict) -> list[str]:
                 like = getattr(Params(), name) or "12-13,18-21"
                 out.append(f"[{key}:: {value}] is not hour ranges, so it is ignored: "
                            f"write them like [{key}:: {like}]")
-        elif not _number_ok(value):
+        elif not _number_ok(value) or not (_value_ok(name, float(value)) or _span(name)):
             out.append(f"[{key}:: {value}] is not a number, so it is ignored: "
                        f"write one like [{key}:: 0.5]")
+        elif not _value_ok(name, float(value)):
+            like = f"{getattr(Params(), name):g}"
+            out.append(f"[{key}:: {value}] is no length of time it can use, so it is "
+                       f"ignored: write one {'above 0 ' if name in DIVISORS else ''}"
+                       f"like [{key}:: {like}]")
     return out
 
 
@@ -575,6 +580,30 @@ def _number_ok(text: str) -> bool:
         return not math.isnan(float(text))
     except (TypeError, ValueError):
         return False
+
+
+# The spans a per-item value may not make zero (the dynamics divide by them), and the
+# longest span any may be (a date must still be reachable): a zero period stopped every
+# tick, a span of 1e15 hours overflowed the clock.
+DIVISORS = ("period_days", "decay_days", "novelty_days", "fatigue_hours", "dismiss_hours")
+LONGEST_SPAN_DAYS = 3650.0
+
+
+def _span(name: str) -> float | None:
+    """How many of the parameter's unit make a day, if it is a span of time."""
+    return {"days": 1.0, "hours": 24.0, "minutes": 1440.0}.get(name.rsplit("_", 1)[-1])
+
+
+def _value_ok(name: str, value: float) -> bool:
+    """Whether the dynamics can use `value` for the parameter `name`: a span (`_days`,
+    `_hours`, `_minutes`) not negative, above 0 where it divides, and within ten years
+    (`decay_days` may be infinite: no fading); any other number finite."""
+    unit = _span(name)
+    if unit is None:
+        return math.isfinite(value)
+    if name == "decay_days" and value == math.inf:
+        return True
+    return (value > 0 if name in DIVISORS else value >= 0) and value / unit <= LONGEST_SPAN_DAYS
 
 
 def _override(base: Params, values: dict) -> tuple[Params, bool]:
@@ -586,7 +615,7 @@ def _override(base: Params, values: dict) -> tuple[Params, bool]:
             if _hours_ok(str(raw)):
                 changes[name] = str(raw)
             continue
-        if _number_ok(raw):
+        if _number_ok(raw) and _value_ok(name, float(raw)):
             changes[name] = float(raw)
     return replace(base, **changes), "hours" in changes
 

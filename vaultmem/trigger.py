@@ -255,22 +255,33 @@ def placed_stems(context: str, ahead: bool = False) -> set[str]:
 
 
 DETERMINERS = frozenset("the a an my our his her their your this that".split())
+# Words that describe the thing a condition is about rather than name it ("the new printer",
+# "my old car", "the first frost"): the thing is the word after them.
+DESCRIBERS = frozenset("""new old big small little large first last second third other own
+whole same usual main young""".split())
 
 
 def thing_stems(condition: str) -> set[str]:
-    """The stem of the thing a condition is about, when it opens with one: the first word
-    after its opening article or possessive ("the house is quiet": house; "my printer
-    jams again": printer; "the workshop compressor trips the fuse": workshop). A quiet
+    """The stems of the thing a condition is about, when it opens with one, any of which
+    says it: the first word after its opening article or possessive ("the house is quiet":
+    house; "my printer jams again": printer; "the workshop compressor trips the fuse":
+    workshop), with the words describing it before it ("the new printer jams": new,
+    printer; "a big spring tide comes in": big, spring). A quiet
     morning at school is not the house being quiet; a kettle that trips the fuse is not
     the compressor. Empty for a condition about someone ("Ana is back", "Dr Osei's office
     rings"), one's presence ("I'm at the bank") or the weather ("it rains")."""
     words = WORD.findall(condition or "")
     if len(words) < 2 or words[0].lower() not in DETERMINERS:
         return set()
-    first = words[1].lower().replace("’s", "").replace("'s", "")
-    if words[1][:1].isupper() or first in CUE_STOP or len(first) < 2:
+    words = words[1:]
+    described = set()
+    while len(words) > 1 and words[0].lower() in DESCRIBERS:  # "the new printer": printer
+        described.add(stem(words[0].lower()))
+        words = words[1:]
+    first = words[0].lower().replace("’s", "").replace("'s", "")
+    if words[0][:1].isupper() or first in CUE_STOP or len(first) < 2:
         return set()
-    return {stem(first)}
+    return {stem(first)} | described
 
 
 # A condition is an event about someone or something: "Priya's quote comes in", "Gary
