@@ -254,7 +254,6 @@ ENV_VALUES: dict[str, tuple[str, str | None]] = {
     "quiet_hours": ("9-12,14-18", "22:00-07:60"),
     "daily_cap": ("0", "1.5"),
     "nudge_oscillation": ("false", "2"),
-    "nudge_wave_after_dismissal": ("true", "2"),
     "form_confidence": ("0.9", "1.1"),
 }
 

@@ -779,31 +779,6 @@ def test_an_undated_commitment_revives_inside_its_hours_every_other_day(make_vau
     assert all(in_hours("18:30-21:00", t) for t, _ in shown)
 
 
-WAVE_ON = "nudge_wave_after_dismissal = true\n"
-
-
-def test_an_undated_revival_turned_down_comes_back_the_next_day_once(make_vault):
-    # `nudge_wave_after_dismissal` (off by default: docs/evaluation.md, fifth round).
-    # The day a wave crests on is the item's own guess, not the person's: a revival turned
-    # down starts the wave again (a crest a day later), and one turned down again the next
-    # day goes back to every other day from the first. (Failed before: 2, 4 and 6 August.)
-    v = NudgeVault(make_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21] ^mum\n"},
-                              config_toml=WAVE_ON, index_at=datetime(2026, 8, 1, 10)))
-    shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8), answer="dismiss")
-    assert [t.day for t, _ in shown] == [2, 3, 5, 6]
-    assert all(in_hours("18:30-21:00", t) for t, _ in shown)
-    # Accepted, it is left alone for its window; the next revival is two days on.
-    w = NudgeVault(make_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21] ^mum\n"},
-                              config_toml=WAVE_ON, index_at=datetime(2026, 8, 1, 10)))
-    assert [t.day for t, _ in w.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8),
-                                       answer="accept")] == [2, 4, 6]
-    # Hours assumed for it (lunch, the evening) are a guess as well: the wave is kept.
-    u = NudgeVault(make_vault({"Ledger.md": "- [ ] Ask Priya for her notes ^notes\n"},
-                              config_toml=WAVE_ON, index_at=datetime(2026, 8, 1, 10)))
-    assert [t.day for t, _ in u.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8),
-                                       answer="dismiss")] == [2, 4, 6]
-
-
 def test_a_start_window_speaks_up_in_its_last_part_not_when_it_opens(nudge_vault):
     v = nudge_vault({"Ledger.md": "- [ ] Renew the parking permit 🛫 2026-08-01 📅 2026-08-21 "
                                   "^permit\n"})

@@ -84,10 +84,6 @@ class Settings:
     quiet_hours: str = "22:00-07:00"
     daily_cap: int = 5
     nudge_oscillation: bool = True  # the revival term of D(t); off only for ablations
-    # An undated item with hours of its own whose revival is turned down starts its wave
-    # again: the next crest comes a day later (the next day, in its hours), not two. Off:
-    # it lost precision on the scenarios it was checked on (docs/evaluation.md, fifth round).
-    nudge_wave_after_dismissal: bool = False
     # Form (`ledger suggest`): candidates offered at or above this confidence; chosen on
     # the dev set (scripts/eval_form.py --sweep), see docs/evaluation.md
     form_confidence: float = 0.5
@@ -320,6 +316,5 @@ RULES: dict[str, Rule] = {
                         "\"9-12,14-18\", or \"\" for none"),
     "daily_cap": _between(0, 1000, _whole),
     "nudge_oscillation": Rule(_flag, lambda v: True, "true or false"),
-    "nudge_wave_after_dismissal": Rule(_flag, lambda v: True, "true or false"),
     "form_confidence": _between(0, 1),
 }

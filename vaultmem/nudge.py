@@ -25,9 +25,7 @@ its own: then only a cue, or hours or an importance stated for it, lets it speak
 small novelty lift after an item is written or referenced. F: fatigue, a decaying sum
 over recent nudges, a dismissal weighing more (the n-th in a row, with no accept or
 snooze between and each within a day and a half of the last, n times, up to three, and
-n times as fast) and fading over about a day. An undated item with hours of its own
-revives on its wave every other day; a revival turned down starts the wave again, so it
-comes back the next day (`nudge_wave_after_dismissal`).
+n times as fast) and fading over about a day.
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
 window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
@@ -163,7 +161,6 @@ class Item:
     at: time | None = None  # a time of day in its text, on its due day ...
     bound: str = ""  # ... and what it bounds: "by" a deadline, "after", "at" an event
     silent: str = ""  # why it has no moment of its own (an idea with no date), if so
-    turned_down: datetime | None = None  # its wave starts again then (a dismissed revival)
 
     @property
     def commitment(self) -> bool:
@@ -365,8 +362,6 @@ def anchors(item: Item, snoozed: datetime | None = None) -> list[datetime]:
     out = [item.created]
     if item.referenced:
         out.append(item.referenced)
-    if item.turned_down and item.params.amplitude > 0 and item.due is None:
-        out.append(item.turned_down)  # its wave starts again: a trough, a crest a day on
     if snoozed:
         out.append(snoozed)
     part = window_ramp(item)
@@ -713,9 +708,6 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     past = _history(store, now)
     for item in items:
         item.cue = (cues or {}).get(item.id)
-        last = past.get(item.id, _Past())
-        if settings.nudge_wave_after_dismissal and last.dismissed_message and item.stated_hours:
-            item.turned_down = _first_turned_down(last)
     cands = [_stand(item, now, state.get(item.id, (True, None)), past.get(item.id, _Past()),
                     oscillation) for item in items]
     nudge, reason = _decide(store, settings, now, cands)
@@ -725,16 +717,6 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     return TickResult(now, nudge, reason, len(items), {c.item.id: round(c.value, 4)
                                                        for c in cands}, ranked[:SHOWN],
                       ranked=ranked)
-
-
-def _first_turned_down(past: _Past) -> datetime | None:
-    """The first dismissal of the run (`dismissal_runs`) that the item's latest dismissal
-    belongs to: a revival turned down comes back the next day, and one turned down again
-    then goes on every other day from that first dismissal."""
-    start = None
-    for moment, n in dismissal_runs(sorted(past.dismissed), past.answered):
-        start = moment if n == 1 else start
-    return start
 
 
 def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past: _Past,
