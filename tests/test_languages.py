@@ -152,3 +152,16 @@ def test_the_option_indexes_both_models_and_a_switch_embeds_only_the_missing_one
     assert store.holds_none_of("Umgebungsvariable auslesen")
     assert not store.holds_none_of("when do I plant the tomatoes")
     assert not store.holds_none_of("plant_tomatoes")  # stored as two words
+
+
+def test_the_choice_names_the_evidence_it_used():
+    """A query told from English only by a letter English does not use says so, not
+    that its common words showed it."""
+    english, other = FakeEmbedder(), FakeEmbedder()
+    other.fingerprint = "other|model|r1"
+    pair = PerLanguage(other, lambda: english)
+    assert languages.query_language("Straße Zürich") == ("", "letters")
+    chosen, why = for_query(pair, "Straße Zürich")
+    assert chosen is other and "letters English does not use" in why.why
+    assert "common words" not in why.why
+    assert "common words" in for_query(pair, "wo ist mein Pass")[1].why

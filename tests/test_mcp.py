@@ -357,3 +357,16 @@ def test_a_stop_during_an_answer_names_it_and_lets_it_end(root, monkeypatch):
     handler.join(300)
     assert json.loads(answered.result().content[0].text)["answered"] > 0
     assert service.stopping and exits == [None]  # closed after the answer, then exit 0
+
+
+def test_warming_up_loads_both_models_of_the_multilingual_option(root):
+    """With the multilingual option, English queries are ranked by the default model:
+    the warm-up loads it too, not only the configured one, before the first request."""
+    from vaultmem.embed import PerLanguage
+
+    english, other = FakeEmbedder(), FakeEmbedder()
+    other.fingerprint = "other|model|r1"
+    service = Service(root, None, watch=False, embedder=PerLanguage(other, lambda: english))
+    service.warm()
+    assert service.close(timeout=30)
+    assert ["warm-up"] in other.calls and ["warm-up"] in english.calls

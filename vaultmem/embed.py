@@ -184,7 +184,8 @@ class PerLanguage:
         from .text.languages import NAMES, query_language
 
         lang, why = query_language(text)
-        said = {"script": "by its script", "words": "by its common words"}.get(why, why)
+        said = {"script": "by its script", "words": "by its common words",
+                "letters": "by letters English does not use"}.get(why, why)
         if lang == "en" and holds_none is not None and holds_none(text):
             return self.other, ModelChoice(model_name(self.other), "no word of the query is "
                                            "in the vault: the multilingual model reads it")

@@ -118,10 +118,13 @@ class Service:
     def warm(self) -> None:
         """Load the model and catch the index up (all of it on a first start, with its
         progress on stderr), before the first request."""
+        from ..embed import parts_of
+
         def work():
             try:
                 self.doing = "loading the model"
-                self.vault.embedder.embed(["warm-up"])
+                for model in parts_of(self.vault.embedder):  # the multilingual option: both
+                    model.embed(["warm-up"])
                 if self.first:
                     self._first_index()
                 for note in self._freshen():

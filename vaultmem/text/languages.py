@@ -104,5 +104,5 @@ def query_language(text: str) -> tuple[str, str]:
     accented = sum(bool(_FOREIGN_LETTER.search(w)) for w in words)
     best, lang = max((sum(w in vocab for w in words), lang) for lang, vocab in _QUERY_WORDS.items())
     if best + accented > english or (accented and best + accented == english):
-        return lang if best else "", "words"
+        return (lang, "words") if best else ("", "letters")  # letters alone name no language
     return "en", "words" if english else "no words of another language"
