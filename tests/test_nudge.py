@@ -1016,6 +1016,17 @@ def test_hours_per_item_that_are_no_hours_are_left_at_the_kinds(nudge_vault):
     assert v.tick(datetime(2026, 8, 3, 9, 30)).nudge.item.id == "parcel"
 
 
+def _index_warnings(root, capsys, now: str, ledger: str) -> list[str]:
+    """`vaultmem index` of a vault holding only `ledger`: the warning lines it printed."""
+    from vaultmem.interfaces.cli import main
+
+    root.mkdir()
+    (root / "Ledger.md").write_text(ledger)
+    assert main(["index", str(root), "--now", now]) == 0
+    return [line for line in capsys.readouterr().err.splitlines()
+            if line.startswith("warning:")]
+
+
 @pytest.mark.integration
 def test_a_nudge_field_with_a_bad_value_warns_once_at_index_with_file_and_line(tmp_path,
                                                                                 capsys):
@@ -1023,15 +1034,11 @@ def test_a_nudge_field_with_a_bad_value_warns_once_at_index_with_file_and_line(t
     from vaultmem.interfaces.cli import main
 
     root = tmp_path / "vault"
-    root.mkdir()
-    (root / "Ledger.md").write_text(
+    assert _index_warnings(root, capsys, "2026-07-30",
         "# Errands\n"
         "- [ ] Post the parcel 📅 2026-08-01 [nudge_overdue_hours:: mornings] ^parcel\n"
         "- [ ] Buy stamps 📅 2026-08-05 [nudge_importance:: high] [nudge_hour:: 9-10]\n"
-        "- [ ] Ring the vet [nudge_hours:: 17-19] [nudge_importance:: 0.7]\n")
-    assert main(["index", str(root), "--now", "2026-07-30"]) == 0
-    err = capsys.readouterr().err
-    assert [line for line in err.splitlines() if line.startswith("warning:")] == [
+        "- [ ] Ring the vet [nudge_hours:: 17-19] [nudge_importance:: 0.7]\n") == [
         "warning: Ledger.md:2: [nudge_overdue_hours:: mornings] is not hour ranges, so it is "
         "ignored: write them like [nudge_overdue_hours:: 08-11]",
         "warning: Ledger.md:3: [nudge_importance:: high] is not a number, so it is ignored: "
@@ -1054,14 +1061,10 @@ def test_a_nudge_field_no_length_of_time_warns_and_the_tick_goes_on(tmp_path, ca
     from vaultmem.interfaces.cli import main
 
     root = tmp_path / "vault"
-    root.mkdir()
-    (root / "Ledger.md").write_text(
+    assert _index_warnings(root, capsys, "2026-08-01",
         "- [ ] Call Mum [nudge_hours:: 18-21] [nudge_period_days:: 0] ^mum\n"
         "- [ ] Post the parcel 📅 2026-08-03 [nudge_hold_hours:: 1e15] "
-        "[nudge_fatigue_hours:: -1] ^parcel\n")
-    assert main(["index", str(root), "--now", "2026-08-01"]) == 0
-    err = capsys.readouterr().err
-    assert [line for line in err.splitlines() if line.startswith("warning:")] == [
+        "[nudge_fatigue_hours:: -1] ^parcel\n") == [
         "warning: Ledger.md:1: [nudge_period_days:: 0] is no length of time it can use, so "
         "it is ignored: write one above 0 like [nudge_period_days:: 2]",
         "warning: Ledger.md:2: [nudge_hold_hours:: 1e15] is no length of time it can use, "
