@@ -1074,3 +1074,29 @@ def test_a_nudge_field_no_length_of_time_warns_and_the_tick_goes_on(tmp_path, ca
     for now in ("2026-08-02T19:00", "2026-08-03T09:30"):
         assert main(["nudge", "--vault", str(root), "--now", now, "--json"]) == 0
         capsys.readouterr()
+
+
+@pytest.mark.integration
+def test_a_nudge_key_in_front_matter_with_a_bad_value_warns_with_file_and_line(tmp_path,
+                                                                               capsys):
+    # Failed before: a plan note's `nudge_hours: mornings` was ignored without a word
+    # (only ledger lines were checked).
+    from vaultmem.interfaces.cli import main
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Trip.md").write_text("---\ntype: plan\ncreated: 2026-08-01\n"
+                                  "nudge_hours: mornings\nnudge_importnce: 0.9\n"
+                                  "nudge_importance: 0.8\n---\n# Trip\nBook the ferry.\n")
+    assert main(["index", str(root), "--now", "2026-08-02"]) == 0
+    assert [line for line in capsys.readouterr().err.splitlines()
+            if line.startswith("warning:")] == [
+        "warning: Trip.md:4: `nudge_hours: mornings` is not hour ranges, so it is ignored: "
+        "write them like `nudge_hours: 12-13,18-21`",
+        "warning: Trip.md:5: `nudge_importnce: 0.9` is no nudge setting: did you mean "
+        "`nudge_importance: …`?"]
+    # A note whose nudge keys are all good says nothing, and the plan still nudges.
+    (root / "Trip.md").write_text("---\ntype: plan\ncreated: 2026-08-01\n"
+                                  "nudge_importance: 0.8\n---\n# Trip\nBook the ferry.\n")
+    assert main(["index", str(root), "--now", "2026-08-02"]) == 0
+    assert "warning:" not in capsys.readouterr().err

@@ -20,6 +20,7 @@ from .budget import Budget, OverBudget
 from .config import Settings
 from .embed import Embedder, embed_text, multilingual_advice, parts_of
 from .errors import VaultGoneError
+from .nudge import field_problems, front_matter_field
 from .schema import SCHEMA
 from .store import Store, entries, migrations, notes
 from .store.runs import RunFlags
@@ -364,8 +365,9 @@ def _index_file(run: _Run, walk: _Walk, path: str, kind: str,
             report.modified += 1
         else:
             report.new += 1
-    messages = [(path, None, w) for w in parsed.warnings] + ([(path, None, problem)] if problem
-                                                             else [])
+    messages = ([(path, None, w) for w in parsed.warnings]
+                + ([(path, None, problem)] if problem else [])
+                + _nudge_settings(path, text, parsed.frontmatter))
     store.replace_warnings("note", [path], messages)
     report.warnings.extend(messages)
     return None if renamed else {note_id}
@@ -443,6 +445,24 @@ def _keep_unreadable_ledger(store: Store, path: str, report) -> None:
                "removed; remove the NUL bytes (or re-save it as UTF-8 text)")
     store.replace_warnings("ledger", [path], [(path, None, message)])
     report.warnings.append((path, None, message))
+
+
+def _nudge_settings(path: str, text: str | None, front: dict) -> list[tuple]:
+    """A `nudge_<name>` key of the note's front matter that the nudges cannot use (they
+    ignore it): one warning each, on the key's line, saying what to write."""
+    found = field_problems(front, front_matter_field)
+    lines = (text or "").splitlines()
+    return [(path, _front_matter_line(lines, key), message) for key, message in found]
+
+
+def _front_matter_line(lines: list[str], key: str) -> int | None:
+    """The 1-based line of top-level `key:` in the front matter of `lines`, if found."""
+    for number, line in enumerate(lines[1:], start=2):
+        if line.rstrip() in ("---", "..."):
+            return None
+        if line.startswith(key) and line[len(key):].lstrip().startswith(":"):
+            return number
+    return None
 
 
 def _warn(store, report, path, message) -> None:

@@ -42,6 +42,7 @@ import difflib
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
 
@@ -538,35 +539,52 @@ def _overridden(values: dict) -> dict[str, object]:
     return out
 
 
-def field_problems(values: dict) -> list[str]:
-    """What is wrong with the `nudge_<name>` fields of a ledger line, one message each,
-    saying what to write instead (`_override` ignores such a value; the index warns)."""
+def ledger_field(key: str, value: str) -> str:
+    """How a setting is written on a ledger line: a Dataview inline field."""
+    return f"[{key}:: {value}]"
+
+
+def front_matter_field(key: str, value: str) -> str:
+    """How a setting is written in a note's front matter: a YAML key."""
+    return f"`{key}: {value}`"
+
+
+def field_problems(values: dict, written: Callable[[str, str], str] = ledger_field
+                   ) -> list[tuple[str, str]]:
+    """What is wrong with the `nudge_<name>` fields of a ledger line (or a note's front
+    matter, `written` saying how a field is written there): (key, message) for each, the
+    message saying what to write instead (`_override` ignores such a value; the index warns)."""
     known = {f.name for f in fields(Params)}
     out = []
-    for key, raw in values.items():
-        key = str(key).lower()
+    for raw_key, raw in values.items():
+        key = str(raw_key).lower()
         name = key.removeprefix("nudge_").removeprefix("nudge ")
         if name == key:
             continue
         value = str(raw).strip()
+        shown = written(key, value)
         if name not in known:
             close = difflib.get_close_matches(name, sorted(known), n=1)
-            out.append(f"[{key}:: {value}] is no nudge setting: "
-                       + (f"did you mean [nudge_{close[0]}:: …]?" if close else
+            message = (f"{shown} is no nudge setting: "
+                       + (f"did you mean {written(f'nudge_{close[0]}', '…')}?" if close else
                           "see `nudge_hours`, `nudge_importance` and the rest in the docs"))
         elif name in SPANS:
-            if not _hours_ok(value):
-                like = getattr(Params(), name) or "12-13,18-21"
-                out.append(f"[{key}:: {value}] is not hour ranges, so it is ignored: "
-                           f"write them like [{key}:: {like}]")
+            if _hours_ok(value):
+                continue
+            like = getattr(Params(), name) or "12-13,18-21"
+            message = (f"{shown} is not hour ranges, so it is ignored: "
+                       f"write them like {written(key, like)}")
         elif not _number_ok(value) or not (_value_ok(name, float(value)) or _span(name)):
-            out.append(f"[{key}:: {value}] is not a number, so it is ignored: "
-                       f"write one like [{key}:: 0.5]")
+            message = (f"{shown} is not a number, so it is ignored: "
+                       f"write one like {written(key, '0.5')}")
         elif not _value_ok(name, float(value)):
             like = f"{getattr(Params(), name):g}"
-            out.append(f"[{key}:: {value}] is no length of time it can use, so it is "
+            message = (f"{shown} is no length of time it can use, so it is "
                        f"ignored: write one {'above 0 ' if name in DIVISORS else ''}"
-                       f"like [{key}:: {like}]")
+                       f"like {written(key, like)}")
+        else:
+            continue
+        out.append((str(raw_key), message))
     return out
 
 
