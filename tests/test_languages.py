@@ -154,6 +154,21 @@ def test_the_option_indexes_both_models_and_a_switch_embeds_only_the_missing_one
     assert not store.holds_none_of("plant_tomatoes")  # stored as two words
 
 
+def test_the_vault_words_check_without_fts5vocab_says_held(monkeypatch):
+    # A SQLite built without fts5vocab cannot tell which words the vault holds: the query
+    # keeps the default model, as it would without the option. (Failed before: the
+    # OperationalError stopped the query.)
+    import sqlite3
+
+    from vaultmem.store import fts
+
+    def no_vocab(conn, words):
+        raise sqlite3.OperationalError("no such module: fts5vocab")
+
+    monkeypatch.setattr(fts, "_frequencies", no_vocab)
+    assert not fts.holds_none(sqlite3.connect(":memory:"), "Umgebungsvariable auslesen")
+
+
 def test_the_choice_names_the_evidence_it_used():
     """A query told from English only by a letter English does not use says so, not
     that its common words showed it."""

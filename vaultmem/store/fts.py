@@ -164,7 +164,12 @@ def holds_none(conn: sqlite3.Connection, query: str) -> bool:
     vault's, for the multilingual option's choice of model."""
     # unicode61 cuts "nav_order" in two: look each part up as it is stored.
     words = [part for word in query_words(query) for part in word.split("_") if part]
-    return bool(words) and all(_fold(w) for w in words) and not _frequencies(conn, words)
+    if not words or not all(_fold(w) for w in words):
+        return False
+    try:
+        return not _frequencies(conn, words)
+    except sqlite3.OperationalError:  # no fts5vocab in this SQLite: it cannot tell, so held
+        return False
 
 
 def _frequencies(conn: sqlite3.Connection, words: list[str]) -> dict[str, int]:
