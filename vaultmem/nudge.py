@@ -25,7 +25,9 @@ its own: then only a cue, or hours or an importance stated for it, lets it speak
 small novelty lift after an item is written or referenced. F: fatigue, a decaying sum
 over recent nudges, a dismissal weighing more (the n-th in a row, with no accept or
 snooze between and each within a day and a half of the last, n times, up to three, and
-n times as fast) and fading over about a day.
+n times as fast) and fading over about a day; past its due day an entry's reminders repeat
+one unchanged message, so its nudges fade over days (`overdue_fatigue_hours`) and a late
+errand is reminded about once a week.
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
 window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
@@ -79,6 +81,9 @@ RUN_GAP = timedelta(hours=36)
 RUN_CAP = 3  # the n-th in a row weighs n times the first, up to this
 DISMISSALS_COUNTED = RUN_GAP * RUN_CAP  # enough history to number the latest in its run
 FATIGUE_SPAN = timedelta(days=3)  # an answer or a nudge older than this weighs nothing
+# ... except for an overdue entry, whose reminders repeat one unchanged message: its nudges
+# weigh for a week, fading over `overdue_fatigue_hours` (`fatigue`).
+OVERDUE_SPAN = timedelta(days=7)
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,10 @@ class Params:
     novelty_days: float = 0.5
     fatigue: float = 0.9
     fatigue_hours: float = 6.0
+    # Past its due day a reminder says what the last one said ("overdue since …"): its
+    # nudges fade over days, not hours, so a late errand is reminded about once a week
+    # (a ⏫ one every five days or so), whatever the answers were.
+    overdue_fatigue_hours: float = 72.0
     dismiss: float = 0.5
     dismiss_hours: float = 24.0
     hold_hours: float = 2.0
@@ -327,17 +336,23 @@ def hours_boost(item: Item, t: datetime) -> float:
 
 
 def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
-            t: datetime, answered: list[datetime] | tuple = ()) -> float:
+            t: datetime, answered: list[datetime] | tuple = (), overdue: bool = False
+            ) -> float:
     """Decaying sums over recent surfacings (`fatigue`, over `fatigue_hours`) and, on top,
     dismissals (`dismiss`, over `dismiss_hours`). The n-th dismissal in a row weighs n
     times the first (up to RUN_CAP) and fades n times as fast: a reminder turned down
     again is held back harder in the hours after, and never longer than by a lone one
     (SPEC 8: a dismissal's fatigue fades within hours to a day). `answered`: the times of
-    the item's accepts and snoozes, each of which ends a run."""
+    the item's accepts and snoozes, each of which ends a run. `overdue`: the item is past
+    its day, so its nudges (whatever their answers) fade over `overdue_fatigue_hours` and
+    weigh for OVERDUE_SPAN: an overdue reminder repeats one unchanged message, and fatigue,
+    not age, spaces the repeats (about a week apart)."""
     def decay(m: datetime, hours: float) -> float:
         return math.exp(-((t - m) / HOUR) / hours)
+    hours, span = ((p.overdue_fatigue_hours, OVERDUE_SPAN) if overdue else
+                   (p.fatigue_hours, FATIGUE_SPAN))
     runs = dismissal_runs(sorted(m for m in dismissed if m <= t), answered)
-    return sum(p.fatigue * decay(m, p.fatigue_hours) for m in surfaced if m <= t) + \
+    return sum(p.fatigue * decay(m, hours) for m in surfaced if m <= t and t - m <= span) + \
         sum(p.dismiss * n * decay(m, p.dismiss_hours / n) for m, n in runs
             if t - m <= FATIGUE_SPAN)
 
@@ -402,8 +417,15 @@ def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[dat
         hours=hours_boost(item, t),
         cue=p.cue if item.cue else 0.0,
         novelty=p.novelty * math.exp(-fresh / p.novelty_days),
-        fatigue=fatigue(p, surfaced, dismissed, t, answered),
+        fatigue=fatigue(p, surfaced, dismissed, t, answered, overdue=overdue(item, t)),
     )
+
+
+def overdue(item: Item, t: datetime) -> bool:
+    """Whether t is past the item's due day while it keeps the overdue floor (an open
+    commitment, not an event that is over)."""
+    return item.commitment and item.due is not None and t.date() > item.due and \
+        item.bound != "at"
 
 
 def schmitt(armed: bool, value: float, theta: float, h: float) -> tuple[bool, bool]:
@@ -580,7 +602,8 @@ def _number_ok(text: str) -> bool:
 # The spans a per-item value may not make zero (the dynamics divide by them), and the
 # longest span any may be (a date must still be reachable): a zero period stopped every
 # tick, a span of 1e15 hours overflowed the clock.
-DIVISORS = ("period_days", "decay_days", "novelty_days", "fatigue_hours", "dismiss_hours")
+DIVISORS = ("period_days", "decay_days", "novelty_days", "fatigue_hours", "dismiss_hours",
+            "overdue_fatigue_hours")
 LONGEST_SPAN_DAYS = 3650.0
 
 
@@ -687,7 +710,7 @@ class TickResult:
 class _Past:
     """What the store remembers of one item's nudges."""
 
-    surfaced: list[datetime] = field(default_factory=list)  # the last three days
+    surfaced: list[datetime] = field(default_factory=list)  # the last week (three days but for overdue entries)
     dismissed: list[datetime] = field(default_factory=list)
     answered: list[datetime] = field(default_factory=list)  # accepts and snoozes: runs end
     last: datetime | None = None  # the latest nudge, however old
@@ -871,7 +894,7 @@ def _history(store: Store, now: datetime) -> dict[str, _Past]:
     """Per item: surfacings of the last three days, and dismissals, accepts and snoozes
     far enough back to number each dismissal in its run (for fatigue); the latest
     surfacing with its answer (for windows and accepts)."""
-    since = (now - FATIGUE_SPAN).isoformat(timespec="seconds")
+    since = (now - max(FATIGUE_SPAN, OVERDUE_SPAN)).isoformat(timespec="seconds")
     stamp = now.isoformat(timespec="seconds")
     out: dict[str, _Past] = {}
     for item_id, ts in nudge_rows.surfacings_between(store, since, stamp):
