@@ -1114,3 +1114,48 @@ def test_a_nudge_field_no_length_of_time_warns_and_the_tick_goes_on(tmp_path, ca
     for now in ("2026-08-02T19:00", "2026-08-03T09:30"):
         assert main(["nudge", "--vault", str(root), "--now", now, "--json"]) == 0
         capsys.readouterr()
+
+
+# -- the day's dismissals: a person turned down today hears only what clears θ well ---------
+
+JUST_OVER = ("- [ ] Water the plants [nudge_hours:: 9-12] [nudge_importance:: 0.42] "
+             "[nudge_amplitude:: 0] ^plants\n"
+             "- [ ] Sort the loft [nudge_hours:: 20-21] ^loft\n")
+
+
+def _dismissed(v, item_id: str, *moments: datetime) -> None:
+    for stamp in moments:
+        nudge_rows.surfaced(v.store, item_id, stamp.isoformat(), 1.2, "Sort the loft")
+        record_feedback(v.store, item_id, "dismiss", stamp)
+
+
+def test_each_dismissal_today_adds_day_fatigue_to_every_item():
+    p = KIND_DEFAULTS["dated"]
+    item = Item("x", "dated", "Pay the plumber", T - 3 * DAY, p, due=T.date())
+    fresh = terms(item, T, [], [])
+    tired = terms(item, T, [], [], day_dismissals=2)
+    assert tired.fatigue - fresh.fatigue == pytest.approx(2 * p.day_fatigue)
+    assert tired.value == pytest.approx(fresh.value - 2 * p.day_fatigue)
+
+
+def test_a_reminder_just_over_theta_waits_after_a_dismissal_today_not_after_yesterdays(
+        nudge_vault):
+    ten = datetime(2026, 8, 10, 10, 0)
+    calm = nudge_vault({"Ledger.md": JUST_OVER})
+    assert calm.tick(ten).nudge.item.id == "plants"  # 0.42 + 0.6 = 1.02: over θ
+    turned_down = nudge_vault({"Ledger.md": JUST_OVER})
+    _dismissed(turned_down, "loft", datetime(2026, 8, 10, 8, 0))  # another item, today
+    quiet = turned_down.tick(ten)
+    assert quiet.nudge is None
+    plants = next(c for c in quiet.candidates if c.id == "plants")
+    assert plants.held.startswith("fatigue") and plants.terms.fatigue == pytest.approx(0.05)
+    yesterday = nudge_vault({"Ledger.md": JUST_OVER})
+    _dismissed(yesterday, "loft", datetime(2026, 8, 9, 20, 30))  # the day's count restarts
+    assert yesterday.tick(ten).nudge.item.id == "plants"
+
+
+def test_the_days_dismissals_leave_a_due_day_reminder_its_moment(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] Pay the plumber 📅 2026-08-10 [nudge_hours:: 9-12] "
+                                  "^pay\n" + JUST_OVER})
+    _dismissed(v, "loft", *(datetime(2026, 8, 10, 7, 15 * n) for n in range(3)))
+    assert v.tick(datetime(2026, 8, 10, 10, 0)).nudge.item.id == "pay"  # 1.5 − 0.15

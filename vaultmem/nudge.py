@@ -27,7 +27,9 @@ over recent nudges, a dismissal weighing more (the n-th in a row, with no accept
 snooze between and each within a day and a half of the last, n times, up to three, and
 n times as fast) and fading over about a day; past its due day an entry's reminders repeat
 one unchanged message, so its nudges fade over days (`overdue_fatigue_hours`) and a late
-errand is reminded about once a week.
+errand is reminded about once a week. And the person's day: each nudge of another item
+dismissed since midnight adds `day_fatigue` (0.05), so after a day of "not now" a reminder
+barely over θ waits, and one due today in its hours still speaks.
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
 window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
@@ -130,6 +132,11 @@ class Params:
     # nudges fade over days, not hours, so a late errand is reminded about once a week
     # (a ⏫ one every five days or so), whatever the answers were.
     overdue_fatigue_hours: float = 72.0
+    # A person who has turned down other nudges today is less open to more: each such
+    # dismissal (of another item, since midnight) adds this to F, so a reminder barely over
+    # θ (an overdue floor, a revival on its flank, a weak cue) waits for another day while
+    # one due today in its hours (1.5) still speaks.
+    day_fatigue: float = 0.05
     dismiss: float = 0.5
     dismiss_hours: float = 24.0
     hold_hours: float = 2.0
@@ -406,7 +413,7 @@ def window_start(item: Item, t: datetime, snoozed: datetime | None = None,
 
 def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[datetime],
           oscillation: bool = True, snoozed: datetime | None = None,
-          answered: list[datetime] | tuple = ()) -> Terms:
+          answered: list[datetime] | tuple = (), day_dismissals: int = 0) -> Terms:
     p = item.params
     anchor = max((a for a in anchors(item, snoozed) if a <= t), default=item.created)
     tau = max((t - anchor) / DAY, 0.0)
@@ -417,7 +424,8 @@ def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[dat
         hours=hours_boost(item, t),
         cue=p.cue if item.cue else 0.0,
         novelty=p.novelty * math.exp(-fresh / p.novelty_days),
-        fatigue=fatigue(p, surfaced, dismissed, t, answered, overdue=overdue(item, t)),
+        fatigue=fatigue(p, surfaced, dismissed, t, answered, overdue=overdue(item, t))
+        + p.day_fatigue * day_dismissals,
     )
 
 
@@ -731,8 +739,13 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     past = _history(store, now)
     for item in items:
         item.cue = (cues or {}).get(item.id)
+    # The day's dismissals of each item (its own answers have their own fatigue term; the
+    # others' tell how the person's day is going).
+    today = {key: sum(1 for m in p.dismissed if m.date() == now.date() and m <= now)
+             for key, p in past.items()}
+    everyone = sum(today.values())
     cands = [_stand(item, now, state.get(item.id, (True, None)), past.get(item.id, _Past()),
-                    oscillation) for item in items]
+                    oscillation, everyone - today.get(item.id, 0)) for item in items]
     nudge, reason = _decide(store, settings, now, cands)
     if record:
         _save(store, now, cands, nudge)
@@ -743,14 +756,15 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
 
 
 def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past: _Past,
-           oscillation: bool) -> Candidate:
+           oscillation: bool, day_dismissals: int = 0) -> Candidate:
     """The item's terms, whether it is armed (its Schmitt state, re-armed by a new
     window), and the first rule that holds it back, if any."""
     armed, muted = state
     snoozed = muted if muted and muted <= now else None
     if item.cue and _names_cue(past.dismissed_message, item.cue):
         item.cue = None  # the same cue, already dismissed: not a new moment
-    t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed, past.answered)
+    t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed, past.answered,
+              day_dismissals)
     fresh = past.last is None or past.last < window_start(item, now, snoozed, oscillation)
     if fresh:
         armed = True  # a new window re-arms
