@@ -177,7 +177,6 @@ class Item:
     at: time | None = None  # a time of day in its text, on its due day ...
     bound: str = ""  # ... and what it bounds: "by" a deadline, "after", "at" an event
     silent: str = ""  # why it has no moment of its own (an idea with no date), if so
-    quiet: str = ""  # the quiet hours: a block's part inside them is no part of it
 
     @property
     def commitment(self) -> bool:
@@ -324,28 +323,6 @@ def block_at(spec: str, t: datetime) -> tuple[int, int] | None:
     return None
 
 
-def awake_part(block: tuple[int, int], t: datetime, quiet: str) -> tuple[int, int]:
-    """(minutes into, length) of the part of a block outside the quiet hours: an evening
-    of 20-22 for someone whose quiet hours start at 21:00 is an hour long, and settles a
-    third of that hour in. t inside the quiet part keeps the whole block (quiet hours
-    mute it anyway)."""
-    into, length = block
-    start = (t.hour * 60 + t.minute - into) % 1440
-    lo, hi = 0, length
-    for part in filter(None, (q.strip() for q in quiet.split(","))):
-        a, _, b = part.partition("-")
-        qa, qlen = _minutes(a), (_minutes(b) - _minutes(a)) % 1440 or 1440
-        head = (start - qa) % 1440  # the block's start, minutes into the quiet range
-        if head < qlen:  # the block opens inside it: its first minutes are quiet
-            lo = max(lo, qlen - head)
-        begins = (qa - start) % 1440  # the quiet range's start, minutes into the block
-        if 0 < begins < length:  # it begins inside the block: the rest is quiet
-            hi = min(hi, begins)
-    if lo >= hi or not lo <= into < hi:
-        return block
-    return into - lo, hi - lo
-
-
 def _minutes(text: str) -> int:
     hh, _, mm = text.strip().partition(":")
     return int(hh) * 60 + int(mm or 0)
@@ -359,7 +336,7 @@ def hours_boost(item: Item, t: datetime) -> float:
     block = block_at(item.hours(t.date()), t)
     if block is None:
         return 0.0
-    into, length = awake_part(block, t, item.quiet)
+    into, length = block
     if into < min(SETTLE_SHARE * length, p.settle_minutes):
         return 0.0
     return p.context * (1.0 if item.stated_hours or item.due else p.assumed_hours)
@@ -762,7 +739,6 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     past = _history(store, now)
     for item in items:
         item.cue = (cues or {}).get(item.id)
-        item.quiet = settings.quiet_hours
     # The day's dismissals of each item (its own answers have their own fatigue term; the
     # others' tell how the person's day is going).
     today = {key: sum(1 for m in p.dismissed if m.date() == now.date() and m <= now)
