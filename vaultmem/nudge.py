@@ -718,7 +718,7 @@ class TickResult:
 class _Past:
     """What the store remembers of one item's nudges."""
 
-    surfaced: list[datetime] = field(default_factory=list)  # the last week (three days but for overdue entries)
+    surfaced: list[datetime] = field(default_factory=list)  # the last week (OVERDUE_SPAN)
     dismissed: list[datetime] = field(default_factory=list)
     answered: list[datetime] = field(default_factory=list)  # accepts and snoozes: runs end
     last: datetime | None = None  # the latest nudge, however old
@@ -905,9 +905,9 @@ def explain(t: Terms, item: Item, now: datetime) -> str:
 
 
 def _history(store: Store, now: datetime) -> dict[str, _Past]:
-    """Per item: surfacings of the last three days, and dismissals, accepts and snoozes
-    far enough back to number each dismissal in its run (for fatigue); the latest
-    surfacing with its answer (for windows and accepts)."""
+    """Per item: surfacings of the last week (an overdue entry's weigh that long), and
+    dismissals, accepts and snoozes far enough back to number each dismissal in its run
+    (for fatigue); the latest surfacing with its answer (for windows and accepts)."""
     since = (now - max(FATIGUE_SPAN, OVERDUE_SPAN)).isoformat(timespec="seconds")
     stamp = now.isoformat(timespec="seconds")
     out: dict[str, _Past] = {}
