@@ -485,8 +485,9 @@ def test_arming_state_persists_in_the_store_across_reopening(nudge_vault, make_v
 def test_a_disarmed_item_rearms_once_its_value_drops_below_theta_minus_h(nudge_vault):
     v = nudge_vault({"Ledger.md": "- [ ] Pay the plumber 📅 2026-08-10 [nudge_urgency:: 2]\n"})
     assert v.tick(datetime(2026, 8, 10, 9)).nudge is not None
-    # Overdue, outside its hours, the fatigue gone: the value is the base and the floor.
-    low = v.tick(datetime(2026, 8, 17, 8))
+    # Overdue, outside its hours, the fatigue gone (an overdue item's nudges weigh for a
+    # week): the value is the base and the floor.
+    low = v.tick(datetime(2026, 8, 18, 8))
     assert low.values["c-pay-plumber"] == pytest.approx(0.25 + 0.25)
     assert low.values["c-pay-plumber"] < THETA - HYSTERESIS
     assert v.state()["c-pay-plumber"][0] == 1
@@ -645,13 +646,13 @@ def test_an_entry_written_30_days_ahead_nudges_on_its_due_morning_in_its_hours(m
 
 def test_an_overdue_entry_nudges_again_once_fatigue_fades_never_in_quiet_hours(nudge_vault):
     v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
-    shown = v.replay(datetime(2026, 8, 10), datetime(2026, 8, 15), answer="dismiss")
+    shown = v.replay(datetime(2026, 8, 10), datetime(2026, 8, 25), answer="dismiss")
     times = [t for t, _ in shown]
     assert times[0] == datetime(2026, 8, 10, 9, 0)  # past its day: first thing, 08-11 settled
-    assert len(times) >= 2
+    assert len(times) >= 2  # the floor never lets it go silent for good
     assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-    assert all(DAY <= gap <= 3 * DAY for gap in gaps)  # spaced by fatigue, which fades
+    assert all(5 * DAY <= gap <= 8 * DAY for gap in gaps)  # spaced by fatigue, which fades
 
 
 def test_each_dismissal_in_a_row_weighs_more_in_the_hours_after_it():
@@ -716,14 +717,50 @@ def test_three_dismissals_in_a_row_have_faded_a_day_and_a_half_after_the_last():
 
 
 def test_an_overdue_entry_turned_down_again_and_again_keeps_its_spacing(nudge_vault):
-    # Each dismissal fades within a day or so (SPEC 8), and one two days after the last is
+    # Each dismissal fades within a day or so (SPEC 8), and one a week after the last is
     # not "in a row": old answers never push the reminder further out, nor silence it.
     v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"})
-    times = [t for t, _ in v.replay(datetime(2026, 8, 10), datetime(2026, 8, 20),
-                                    answer="dismiss")]
+    times = [t for t, _ in v.replay(datetime(2026, 8, 10), datetime(2026, 9, 10),
+                                    answer="dismiss", step=HOUR)]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-    assert len(gaps) >= 3 and set(gaps) == {2 * DAY}
+    assert len(gaps) >= 3 and len(set(gaps)) == 1  # the same spacing each time
+    assert 5 * DAY <= gaps[0] <= 8 * DAY
     assert not [t for t in times if in_hours(v.settings.quiet_hours, t)]
+
+
+def test_an_overdue_reminder_repeats_about_weekly_whatever_the_answer(nudge_vault):
+    # Past its day a reminder repeats one unchanged message: its nudges fade over days
+    # (`overdue_fatigue_hours`), so answered or not it comes back about a week later, not
+    # every other morning as the nudge and dismissal fatigue of a due-day reminder allow.
+    for answer in ("dismiss", None):
+        v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] "
+                                      "^vat\n"})
+        times = [t for t, _ in v.replay(datetime(2026, 8, 10), datetime(2026, 8, 17),
+                                        answer=answer)]
+        assert times[0] == datetime(2026, 8, 10, 9, 0)
+        assert len(times) == 1 or times[1] - times[0] >= 5 * DAY, answer
+
+
+def test_an_overdue_entry_reminded_on_its_due_day_waits_days_for_its_first_overdue_nudge(
+        nudge_vault):
+    # The due day's reminder counts too: the next day's "overdue since" says nothing new.
+    v = nudge_vault({"Ledger.md": "- [ ] File the VAT return 📅 2026-08-10 [[Plumber]] ^vat\n"})
+    times = [t for t, _ in v.replay(datetime(2026, 8, 10, 7), datetime(2026, 8, 14),
+                                    answer="dismiss")]
+    assert [t.date() for t in times] == [date(2026, 8, 10)]
+
+
+def test_overdue_fatigue_fades_over_days_and_weighs_nothing_after_a_week():
+    p = KIND_DEFAULTS["dated"]
+    assert fatigue(p, [T], [], T + 2 * DAY) == pytest.approx(
+        p.fatigue * math.exp(-48 / 6))  # a due-day reminder: gone in a day
+    assert fatigue(p, [T], [], T + 2 * DAY, overdue=True) == pytest.approx(
+        p.fatigue * math.exp(-48 / p.overdue_fatigue_hours))
+    assert fatigue(p, [T], [], T + 4 * DAY, overdue=True) > 0.2  # holds the floor's 1.1
+    assert fatigue(p, [T], [], T + 7 * DAY + HOUR, overdue=True) == 0.0
+    # A dismissal still fades within a day or so, overdue or not (SPEC 8).
+    assert fatigue(p, [], [T], T + 2 * DAY, overdue=True) == \
+        pytest.approx(fatigue(p, [], [T], T + 2 * DAY))
 
 
 def test_an_idea_cannot_push_a_due_commitment_out_of_the_days_cap(nudge_vault):
@@ -923,7 +960,10 @@ def test_a_call_or_an_email_goes_in_office_hours_unless_its_hours_are_stated(nud
                      (datetime(2026, 8, 14, 10, 15), "landlord"),
                      (datetime(2026, 8, 14, 19, 0), "mum")]
     saturday = v.replay(datetime(2026, 8, 15, 7), datetime(2026, 8, 16, 22), answer="dismiss")
-    assert {i for _, i in saturday} == {"mum"}  # the weekend: offices are shut; Mum is not
+    assert not {i for _, i in saturday} & {"van", "landlord"}  # the weekend: offices are shut
+    evening = datetime(2026, 8, 15, 19, 30)  # ... Mum is not (overdue, in her hours)
+    assert hours_boost(v.item("mum"), evening) > 0.0
+    assert hours_boost(v.item("van"), evening.replace(hour=10)) == 0.0
 
 
 def test_an_appointment_written_weeks_ahead_is_reminded_the_evening_before_and_that_morning(
@@ -1095,8 +1135,53 @@ def test_a_nudge_key_in_front_matter_with_a_bad_value_warns_with_file_and_line(t
         "write them like `nudge_hours: 12-13,18-21`",
         "warning: Trip.md:5: `nudge_importnce: 0.9` is no nudge setting: did you mean "
         "`nudge_importance: …`?"]
-    # A note whose nudge keys are all good says nothing, and the plan still nudges.
+    # A note whose nudge keys are all good says nothing.
     (root / "Trip.md").write_text("---\ntype: plan\ncreated: 2026-08-01\n"
                                   "nudge_importance: 0.8\n---\n# Trip\nBook the ferry.\n")
     assert main(["index", str(root), "--now", "2026-08-02"]) == 0
     assert "warning:" not in capsys.readouterr().err
+
+
+# -- the day's dismissals: a person turned down today hears only what clears θ well ---------
+
+JUST_OVER = ("- [ ] Water the plants [nudge_hours:: 9-12] [nudge_importance:: 0.42] "
+             "[nudge_amplitude:: 0] ^plants\n"
+             "- [ ] Sort the loft [nudge_hours:: 20-21] ^loft\n")
+
+
+def _dismissed(v, item_id: str, *moments: datetime) -> None:
+    for stamp in moments:
+        nudge_rows.surfaced(v.store, item_id, stamp.isoformat(), 1.2, "Sort the loft")
+        record_feedback(v.store, item_id, "dismiss", stamp)
+
+
+def test_each_dismissal_today_adds_day_fatigue_to_every_item():
+    p = KIND_DEFAULTS["dated"]
+    item = Item("x", "dated", "Pay the plumber", T - 3 * DAY, p, due=T.date())
+    fresh = terms(item, T, [], [])
+    tired = terms(item, T, [], [], day_dismissals=2)
+    assert tired.fatigue - fresh.fatigue == pytest.approx(2 * p.day_fatigue)
+    assert tired.value == pytest.approx(fresh.value - 2 * p.day_fatigue)
+
+
+def test_a_reminder_just_over_theta_waits_after_a_dismissal_today_not_after_yesterdays(
+        nudge_vault):
+    ten = datetime(2026, 8, 10, 10, 0)
+    calm = nudge_vault({"Ledger.md": JUST_OVER})
+    assert calm.tick(ten).nudge.item.id == "plants"  # 0.42 + 0.6 = 1.02: over θ
+    turned_down = nudge_vault({"Ledger.md": JUST_OVER})
+    _dismissed(turned_down, "loft", datetime(2026, 8, 10, 8, 0))  # another item, today
+    quiet = turned_down.tick(ten)
+    assert quiet.nudge is None
+    plants = next(c for c in quiet.candidates if c.id == "plants")
+    assert plants.held.startswith("fatigue") and plants.terms.fatigue == pytest.approx(0.05)
+    yesterday = nudge_vault({"Ledger.md": JUST_OVER})
+    _dismissed(yesterday, "loft", datetime(2026, 8, 9, 20, 30))  # the day's count restarts
+    assert yesterday.tick(ten).nudge.item.id == "plants"
+
+
+def test_the_days_dismissals_leave_a_due_day_reminder_its_moment(nudge_vault):
+    v = nudge_vault({"Ledger.md": "- [ ] Pay the plumber 📅 2026-08-10 [nudge_hours:: 9-12] "
+                                  "^pay\n" + JUST_OVER})
+    _dismissed(v, "loft", *(datetime(2026, 8, 10, 7, 15 * n) for n in range(3)))
+    assert v.tick(datetime(2026, 8, 10, 10, 0)).nudge.item.id == "pay"  # 1.5 − 0.15

@@ -25,7 +25,11 @@ its own: then only a cue, or hours or an importance stated for it, lets it speak
 small novelty lift after an item is written or referenced. F: fatigue, a decaying sum
 over recent nudges, a dismissal weighing more (the n-th in a row, with no accept or
 snooze between and each within a day and a half of the last, n times, up to three, and
-n times as fast) and fading over about a day.
+n times as fast) and fading over about a day; past its due day an entry's reminders repeat
+one unchanged message, so its nudges fade over days (`overdue_fatigue_hours`) and a late
+errand is reminded about once a week. And the person's day: each nudge of another item
+dismissed since midnight adds `day_fatigue` (0.05), so after a day of "not now" a reminder
+barely over θ waits, and one due today in its hours still speaks.
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
 window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
@@ -80,6 +84,9 @@ RUN_GAP = timedelta(hours=36)
 RUN_CAP = 3  # the n-th in a row weighs n times the first, up to this
 DISMISSALS_COUNTED = RUN_GAP * RUN_CAP  # enough history to number the latest in its run
 FATIGUE_SPAN = timedelta(days=3)  # an answer or a nudge older than this weighs nothing
+# ... except for an overdue entry, whose reminders repeat one unchanged message: its nudges
+# weigh for a week, fading over `overdue_fatigue_hours` (`fatigue`).
+OVERDUE_SPAN = timedelta(days=7)
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,15 @@ class Params:
     novelty_days: float = 0.5
     fatigue: float = 0.9
     fatigue_hours: float = 6.0
+    # Past its due day a reminder says what the last one said ("overdue since …"): its
+    # nudges fade over days, not hours, so a late errand is reminded about once a week
+    # (a ⏫ one every five days or so), whatever the answers were.
+    overdue_fatigue_hours: float = 72.0
+    # A person who has turned down other nudges today is less open to more: each such
+    # dismissal (of another item, since midnight) adds this to F, so a reminder barely over
+    # θ (an overdue floor, a revival on its flank, a weak cue) waits for another day while
+    # one due today in its hours (1.5) still speaks.
+    day_fatigue: float = 0.05
     dismiss: float = 0.5
     dismiss_hours: float = 24.0
     hold_hours: float = 2.0
@@ -328,17 +344,23 @@ def hours_boost(item: Item, t: datetime) -> float:
 
 
 def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
-            t: datetime, answered: list[datetime] | tuple = ()) -> float:
+            t: datetime, answered: list[datetime] | tuple = (), overdue: bool = False
+            ) -> float:
     """Decaying sums over recent surfacings (`fatigue`, over `fatigue_hours`) and, on top,
     dismissals (`dismiss`, over `dismiss_hours`). The n-th dismissal in a row weighs n
     times the first (up to RUN_CAP) and fades n times as fast: a reminder turned down
     again is held back harder in the hours after, and never longer than by a lone one
     (SPEC 8: a dismissal's fatigue fades within hours to a day). `answered`: the times of
-    the item's accepts and snoozes, each of which ends a run."""
+    the item's accepts and snoozes, each of which ends a run. `overdue`: the item is past
+    its day, so its nudges (whatever their answers) fade over `overdue_fatigue_hours` and
+    weigh for OVERDUE_SPAN: an overdue reminder repeats one unchanged message, and fatigue,
+    not age, spaces the repeats (about a week apart)."""
     def decay(m: datetime, hours: float) -> float:
         return math.exp(-((t - m) / HOUR) / hours)
+    hours, span = ((p.overdue_fatigue_hours, OVERDUE_SPAN) if overdue else
+                   (p.fatigue_hours, FATIGUE_SPAN))
     runs = dismissal_runs(sorted(m for m in dismissed if m <= t), answered)
-    return sum(p.fatigue * decay(m, p.fatigue_hours) for m in surfaced if m <= t) + \
+    return sum(p.fatigue * decay(m, hours) for m in surfaced if m <= t and t - m <= span) + \
         sum(p.dismiss * n * decay(m, p.dismiss_hours / n) for m, n in runs
             if t - m <= FATIGUE_SPAN)
 
@@ -392,7 +414,7 @@ def window_start(item: Item, t: datetime, snoozed: datetime | None = None,
 
 def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[datetime],
           oscillation: bool = True, snoozed: datetime | None = None,
-          answered: list[datetime] | tuple = ()) -> Terms:
+          answered: list[datetime] | tuple = (), day_dismissals: int = 0) -> Terms:
     p = item.params
     anchor = max((a for a in anchors(item, snoozed) if a <= t), default=item.created)
     tau = max((t - anchor) / DAY, 0.0)
@@ -403,8 +425,16 @@ def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[dat
         hours=hours_boost(item, t),
         cue=p.cue if item.cue else 0.0,
         novelty=p.novelty * math.exp(-fresh / p.novelty_days),
-        fatigue=fatigue(p, surfaced, dismissed, t, answered),
+        fatigue=fatigue(p, surfaced, dismissed, t, answered, overdue=overdue(item, t))
+        + p.day_fatigue * day_dismissals,
     )
+
+
+def overdue(item: Item, t: datetime) -> bool:
+    """Whether t is past the item's due day while it keeps the overdue floor (an open
+    commitment, not an event that is over)."""
+    return item.commitment and item.due is not None and t.date() > item.due and \
+        item.bound != "at"
 
 
 def schmitt(armed: bool, value: float, theta: float, h: float) -> tuple[bool, bool]:
@@ -598,7 +628,8 @@ def _number_ok(text: str) -> bool:
 # The spans a per-item value may not make zero (the dynamics divide by them), and the
 # longest span any may be (a date must still be reachable): a zero period stopped every
 # tick, a span of 1e15 hours overflowed the clock.
-DIVISORS = ("period_days", "decay_days", "novelty_days", "fatigue_hours", "dismiss_hours")
+DIVISORS = ("period_days", "decay_days", "novelty_days", "fatigue_hours", "dismiss_hours",
+            "overdue_fatigue_hours")
 LONGEST_SPAN_DAYS = 3650.0
 
 
@@ -705,7 +736,7 @@ class TickResult:
 class _Past:
     """What the store remembers of one item's nudges."""
 
-    surfaced: list[datetime] = field(default_factory=list)  # the last three days
+    surfaced: list[datetime] = field(default_factory=list)  # the last week (OVERDUE_SPAN)
     dismissed: list[datetime] = field(default_factory=list)
     answered: list[datetime] = field(default_factory=list)  # accepts and snoozes: runs end
     last: datetime | None = None  # the latest nudge, however old
@@ -726,8 +757,13 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     past = _history(store, now)
     for item in items:
         item.cue = (cues or {}).get(item.id)
+    # The day's dismissals of each item (its own answers have their own fatigue term; the
+    # others' tell how the person's day is going).
+    today = {key: sum(1 for m in p.dismissed if m.date() == now.date() and m <= now)
+             for key, p in past.items()}
+    everyone = sum(today.values())
     cands = [_stand(item, now, state.get(item.id, (True, None)), past.get(item.id, _Past()),
-                    oscillation) for item in items]
+                    oscillation, everyone - today.get(item.id, 0)) for item in items]
     nudge, reason = _decide(store, settings, now, cands)
     if record:
         _save(store, now, cands, nudge)
@@ -738,14 +774,15 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
 
 
 def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past: _Past,
-           oscillation: bool) -> Candidate:
+           oscillation: bool, day_dismissals: int = 0) -> Candidate:
     """The item's terms, whether it is armed (its Schmitt state, re-armed by a new
     window), and the first rule that holds it back, if any."""
     armed, muted = state
     snoozed = muted if muted and muted <= now else None
     if item.cue and _names_cue(past.dismissed_message, item.cue):
         item.cue = None  # the same cue, already dismissed: not a new moment
-    t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed, past.answered)
+    t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed, past.answered,
+              day_dismissals)
     fresh = past.last is None or past.last < window_start(item, now, snoozed, oscillation)
     if fresh:
         armed = True  # a new window re-arms
@@ -886,10 +923,10 @@ def explain(t: Terms, item: Item, now: datetime) -> str:
 
 
 def _history(store: Store, now: datetime) -> dict[str, _Past]:
-    """Per item: surfacings of the last three days, and dismissals, accepts and snoozes
-    far enough back to number each dismissal in its run (for fatigue); the latest
-    surfacing with its answer (for windows and accepts)."""
-    since = (now - FATIGUE_SPAN).isoformat(timespec="seconds")
+    """Per item: surfacings of the last week (an overdue entry's weigh that long), and
+    dismissals, accepts and snoozes far enough back to number each dismissal in its run
+    (for fatigue); the latest surfacing with its answer (for windows and accepts)."""
+    since = (now - max(FATIGUE_SPAN, OVERDUE_SPAN)).isoformat(timespec="seconds")
     stamp = now.isoformat(timespec="seconds")
     out: dict[str, _Past] = {}
     for item_id, ts in nudge_rows.surfacings_between(store, since, stamp):
