@@ -458,12 +458,6 @@ def place_coverage(place: str, context: str, weight: dict[str, float]) -> tuple[
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*(?:[-*+>#]+\s*|\d+[.)]\s*)?)$")
 
 
-# Days and months are capitalised by spelling, not because they name someone: "back
-# Friday night" in a note does not make a Friday pizza its subject's arrival.
-CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january
-february march april may june july august september october november december""".split())
-
-
 def note_names(text: str, heading: bool = False) -> list[str]:
     """The proper names a note carries in its text, in order, once each: capitalised words
     that do not open a sentence, a line or a list item ("Care coordinator: **Janine
@@ -477,8 +471,7 @@ def note_names(text: str, heading: bool = False) -> list[str]:
         word = match.group(0)
         bare = word.lower().replace("'s", "").replace("’s", "")
         short = len(bare) < 3 and not word[:2].isupper()  # "GL Plumbing" names; "Mr" not
-        if (bare in CUE_STOP or short or bare in CALENDAR
-                or _SENTENCE_START.search(plain[:match.start()])):
+        if bare in CUE_STOP or short or _SENTENCE_START.search(plain[:match.start()]):
             continue
         out.setdefault(word.replace("'s", "").replace("’s", ""), None)
     return list(out)
@@ -544,8 +537,6 @@ def context_units(text: str, split: str = "clauses") -> list[Unit]:
 # the shop"), hypothetical or asked ("if it rains", "has the quote come?"). After NegEx
 # (Chapman et al. 2001), with the clause as the scope of a cue instead of a word window:
 # contexts are short, and a clause boundary is where NegEx's scope ends in practice.
-_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 VETO_CUES: tuple[tuple[str, str], ...] = (
     ("negated", r"\bno\b(?!\.?\s*\d)|"  # not "no. 41": a house number
                 r"\b(?:not|never|nothing|none|nobody|neither|nor|cannot|without|forgot|"
@@ -561,13 +552,9 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 r"(?:waiting|wait) (?:for|on|till|until)|plan(?:s|ned|ning)? to|heading|"
                 r"on (?:my|her|his|their|our|the) way to|on its way|"
                 r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-                # a calendar date is a day named as much as a weekday is: "the engineer
-                # comes on the 22nd", "on 3 March", "on the 3rd of March"
-                r"on (?:the )?\d{1,2}(?:st|nd|rd|th)?(?: of)?\s+(?:" + _MONTHS + r")|"
-                r"on the \d{1,2}(?:st|nd|rd|th)|"
                 # a promise, and a deadline, say it is still to come: "has promised the
                 # calcs", "invoice to follow", "by teatime", "by 4pm", "by the end of the
-                # month" (not "by the time": what had happened by then)
+                # month" (not "by the time": what had happened by then; not "one by one")
                 r"promis(?:e|es|ed|ing)|to follow|"
                 r"by (?!the time\b)(?:\d[\d:.]*(?:\s*[ap]m)?|noon|midday|midnight|"
                 r"tea(?:time)?|dinner(?:time)?|tonight|the end|close of|end of|first thing)|"
@@ -587,11 +574,6 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
                 r"march|april|may|june|july|august|september|october|november|december))\b"
                 r"|'ll\b"
-                # the futurate: a progressive with a day still to come ("Flying back Friday
-                # night", "the tracking says Thursday"; not "after the Saturday rush")
-                r"|\b(?!\w*thing\b|morning\b|evening\b|during\b|ceiling\b)\w{3,}ing\b"
-                r"[^.;:,—]*?(?<!\blast )(?<!\bsince )(?<!\bthe )"
-                r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!['’]s)"
                 # a scheduled arrival, told in the present: "her flight lands at eleven"
                 r"|\b(?:lands|arrives|gets in|comes in|is due|are due|leaves)\b[^.;]*?"
                 r"\b(?:at|by|around) (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
@@ -603,13 +585,7 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 r"(?:am|pm)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                 r"half)(?:\s+o['’]clock|\s+\w+)?\s+(?:train|bus|flight|ferry|coach|plane)\b"),
     ("almost", r"\b(?:drove|walked|went|cycled|ran|rode|driving|walking|passed|passing) "
-               r"(?:past|by)\b|\b(?:nearly|almost)\b"
-               # a degree short of the whole: "about half full", "half-built", "partly
-               # done" (not a time, a share or a part: "half seven", "half a lemon",
-               # "half-term", "the second half")
-               r"|\b(?:half|partly|partially)[\s-]+(?!(?:past|an?|the|his|her|my|our|their|"
-               r"your|its|of|term|time|day|hour|one|two|three|four|five|six|seven|eight|"
-               r"nine|ten|eleven|twelve)\b)(?=[a-z])[a-z]+"),
+               r"(?:past|by)\b|\b(?:nearly|almost)\b"),
     ("hypothetical", r"\b(?:if|unless|in case|whether|would|wish)\b"),
 )
 _VETO = [(kind, re.compile(rx, re.IGNORECASE)) for kind, rx in VETO_CUES]
@@ -633,40 +609,12 @@ class Clause:
 def scoped_clauses(text: str) -> list[Clause]:
     """The context's clauses, each with its veto: its first not-yet or negation cue as
     "kind: words", a question "question: ?" (asked, not told)."""
-    out, heading = [], ""
+    out = []
     for match in _clause_spans(text):
         part = match.strip()
-        if not part:
-            continue
-        veto = veto_of(part) or heading
-        if _heads(part, veto):
-            veto = veto or f"pending: {HEADING.search(part).group(0).lower()}"
-        out.append(Clause(part, veto))
-        if _heads(part, veto):
-            heading = veto  # "Forecast: rain tomorrow, Sunday dry and bright."
-        elif SENTENCE_CLOSE.search(part):
-            heading = ""
+        if part:
+            out.append(Clause(part, veto_of(part)))
     return out
-
-
-# A heading that is only a not-yet cue ("Forecast:", "Radio forecast:", "Plan for the
-# weekend:") announces what follows it: its scope is the rest of the sentence, as a
-# ConText trigger's is, not its own clause alone. A negation heads nothing ("No
-# electric: the cooker clock's blank" tells what the power cut is).
-SENTENCE_CLOSE = re.compile(r"[.!?]['’\"]?\s*$")
-HEADING_WORDS = 4
-
-
-HEADING = re.compile(r"\b(?:forecast|outlook|plans?|schedule|timetable|itinerary|"
-                     r"agenda|tracking)\b", re.IGNORECASE)
-
-
-def _heads(clause: str, veto: str) -> bool:
-    """Whether `clause` heads what follows as still to come: a few words naming a
-    forecast, a plan or a schedule, then a colon ("Long list tonight:" heads a list of
-    errands, which says nothing of whether each is done)."""
-    return (bool(HEADING.search(clause)) and clause.rstrip().endswith(":")
-            and len(clause.split()) <= HEADING_WORDS)
 
 
 def _clause_spans(text: str) -> list[str]:
@@ -691,14 +639,13 @@ def veto_of(clause: str) -> str:
 
 # A thing promised for later is not yet sent: "the engineer has promised the calcs by
 # teatime", "invoice to follow next week" (a promise to do, "she'll swap", is often the
-# answer a message was waited for; a thing deferred is not the thing).
+# answer a message was waited for; a thing put off is not the thing).
 DEFERRED = re.compile(r"^pending: (?:promis|to follow|by )")
 
 
-def refuses(veto: str) -> bool:
-    """Whether a clause's veto says its event did not happen or is put off: a negation,
-    or a thing promised for later (not a hedge, a plan or a modal)."""
-    return veto.startswith("negated") or bool(DEFERRED.match(veto))
+def deferred(veto: str) -> bool:
+    """Whether a clause's veto is a promise or a deadline (see VETO_CUES)."""
+    return bool(DEFERRED.match(veto))
 
 
 def hedged(clause: Clause) -> bool:
