@@ -269,7 +269,7 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
         tuple(sorted(denied)), tuple(sorted(owned)), _owned_said(told, owned, subject),
         tuple(sorted(noted)),
         tuple(sorted((trigger.content_stems(entry.condition) - names) & told.stems)),
-        tuple(sorted(topic)), told.kinds)
+        tuple(sorted(topic)), told.kinds, tuple(sorted(set(denied) & told.deferred)))
 
 
 class _Told:
@@ -284,6 +284,10 @@ class _Told:
         self.vetoed = trigger.content_stems(" ".join(
             c.text for c in trigger.scoped_clauses(text)
             if trigger.vetoes(c.veto, ahead) and not trigger.hedged(c)))
+        # …and what it says is promised for later ("invoice to follow next week")
+        self.deferred = trigger.content_stems(" ".join(
+            c.text for c in trigger.scoped_clauses(text)
+            if trigger.vetoes(c.veto, ahead) and trigger.deferred(c.veto)))
         self.placed = trigger.placed_stems(text, ahead)
         told = trigger.told_sentences(text, ahead)
         names = [trigger.name_stems_in(s) for s in told]

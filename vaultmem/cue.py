@@ -71,6 +71,7 @@ class Evidence:
     affirmed: tuple[str, ...] = ()  # its words (not names) said in clauses not vetoed
     topic: tuple[str, ...] = ()  # names said that the message is about, not its sender's
     told: frozenset = frozenset()  # event kinds told anywhere in the context (not denied)
+    deferred: tuple[str, ...] = ()  # those of `denied` said as promised for later
 
     @property
     def kinds(self) -> frozenset:
@@ -123,6 +124,12 @@ def _told_otherwise(ev: Evidence) -> str:
         # context adds in a clause that denies: "Mr Okoro replied — Finn can move up a
         # set if the test goes well")
         return f"its event is told as not happened: {', '.join(ev.denied)}"
+    if ev.denied and not ev.affirmed and set(ev.denied) <= set(ev.deferred):
+        # …nor when all it says of the condition's own words is that they are promised
+        # for later ("Nav texted: 'invoice to follow next week'" for "Nav sends his
+        # invoice"): the message is about the thing to come, not the thing. (A promise
+        # to do is not this: "Morag texted: fine, she'll swap" is the answer itself.)
+        return f"its {', '.join(ev.denied)} told as promised for later"
     return ""
 
 

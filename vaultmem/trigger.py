@@ -552,6 +552,10 @@ VETO_CUES: tuple[tuple[str, str], ...] = (
                 r"(?:waiting|wait) (?:for|on|till|until)|plan(?:s|ned|ning)? to|heading|"
                 r"on (?:my|her|his|their|our|the) way to|on its way|"
                 r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+                # a promise says it is still to come: "has promised the calcs 'by
+                # teatime'", "invoice to follow" (not a deadline, "send the deck by 5": an
+                # errand in a list, like "need to", says nothing of the cue beside it)
+                r"promis(?:e|es|ed|ing)|to follow|"
                 r"(?:radio|forecast|app|met office) says|"
                 # not happened as planned, or not before a time: "was meant to land at
                 # six", "away till June" (not "need to": a to-do beside the cue in a list
@@ -629,6 +633,17 @@ def veto_of(clause: str) -> str:
         if found:
             return f"{kind}: {found.group(0).strip().lower()}"
     return ""
+
+
+# A thing promised for later is not yet sent: "the engineer has promised the calcs by
+# teatime", "invoice to follow next week" (a promise to do, "she'll swap", is often the
+# answer a message was waited for; a thing put off is not the thing).
+DEFERRED = re.compile(r"^pending: (?:promis|to follow)")
+
+
+def deferred(veto: str) -> bool:
+    """Whether a clause's veto is a promise (see VETO_CUES)."""
+    return bool(DEFERRED.match(veto))
 
 
 def hedged(clause: Clause) -> bool:
