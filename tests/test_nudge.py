@@ -861,7 +861,7 @@ def test_the_json_document_names_the_top_candidates_and_what_held_each(nudge_vau
     for c in night["candidates"]:
         assert set(c) == {"id", "kind", "text", "value", "terms", "armed", "held"}
         assert set(c["terms"]) == {"base", "urgency", "context", "hours", "cue", "novelty",
-                                   "fatigue"}
+                                   "fatigue", "day_fatigue"}
         assert c["value"] >= THETA and c["held"] == "quiet hours"
     quiet = nudge_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21]\n"})
     doc = quiet.tick(datetime(2026, 8, 10, 12)).as_dict()
@@ -1185,3 +1185,71 @@ def test_the_days_dismissals_leave_a_due_day_reminder_its_moment(nudge_vault):
                                   "^pay\n" + JUST_OVER})
     _dismissed(v, "loft", *(datetime(2026, 8, 10, 7, 15 * n) for n in range(3)))
     assert v.tick(datetime(2026, 8, 10, 10, 0)).nudge.item.id == "pay"  # 1.5 − 0.15
+
+
+# -- second reading of round 6: snoozes, a new due date, the day's count, the explanation --
+
+VAT = "- [ ] File the VAT return 📅 2026-08-07 [[Plumber]] ^vat\n"
+
+
+def test_an_overdue_reminder_snoozed_for_a_day_comes_back_the_next_morning(nudge_vault):
+    # A snooze asks for the reminder later: the nudge it answered weighs as any nudge
+    # does, not for a week like an overdue reminder that was let be or turned down.
+    v = nudge_vault({"Ledger.md": VAT})
+    assert v.tick(datetime(2026, 8, 10, 9, 0)).nudge.item.id == "vat"
+    record_feedback(v.store, "vat", "snooze", datetime(2026, 8, 10, 9, 5), snooze=DAY)
+    times = [t for t, _ in v.replay(datetime(2026, 8, 10, 9, 15), datetime(2026, 8, 12))]
+    assert times and times[0].date() == date(2026, 8, 11)
+    # ... and the reminder after the snooze spaces the next one by the week again.
+    later = [t for t, _ in v.replay(datetime(2026, 8, 12), datetime(2026, 8, 16))]
+    assert later == []
+
+
+def test_a_rescheduled_entrys_earlier_reminders_carry_no_overdue_fatigue_to_its_new_date():
+    # Moved from the 3rd to the 7th: the reminders about the 3rd ("overdue since 08-03")
+    # are not the one unchanged message the new date repeats; they fade as any nudge does.
+    p = KIND_DEFAULTS["dated"]
+    item = Item("vat", "dated", "File the VAT return", datetime(2026, 7, 1), p,
+                due=date(2026, 8, 7))
+    old = datetime(2026, 8, 5, 9, 0)  # before the new date's lead (the 6th, ~16:30)
+    now = datetime(2026, 8, 8, 9, 30)
+    assert terms(item, now, [old], []).fatigue == pytest.approx(fatigue(p, [old], [], now))
+    # The new date's own reminders (its eve, its day) weigh for the week.
+    eve = datetime(2026, 8, 6, 20, 30)
+    assert terms(item, now, [eve], []).fatigue == pytest.approx(
+        fatigue(p, [eve], [], now, overdue=True))
+
+
+def test_a_nudge_dismissed_twice_counts_once_among_the_days_dismissals(nudge_vault):
+    v = nudge_vault({"Ledger.md": JUST_OVER})
+    _dismissed(v, "loft", datetime(2026, 8, 10, 8, 0))
+    record_feedback(v.store, "loft", "dismiss", datetime(2026, 8, 10, 8, 5))  # same nudge
+    plants = next(c for c in v.tick(datetime(2026, 8, 10, 10)).candidates if c.id == "plants")
+    assert plants.terms.fatigue == pytest.approx(0.05)
+
+
+def test_the_candidates_name_the_days_dismissals_and_an_overdue_reminders_week(nudge_vault,
+                                                                               capsys):
+    from vaultmem.interfaces import render
+    v = nudge_vault({"Ledger.md": JUST_OVER})
+    _dismissed(v, "loft", datetime(2026, 8, 10, 8, 0))
+    result = v.tick(datetime(2026, 8, 10, 10))
+    plants = next(c for c in result.as_dict()["candidates"] if c["id"] == "plants")
+    assert plants["terms"]["day_fatigue"] == pytest.approx(0.05)
+    assert plants["held"].startswith("fatigue by 0.03") and "1 other nudge dismissed today" \
+        in plants["held"]
+    render.nudge(result, as_json=False, verbose=True)
+    assert "dismissed today 0.05" in capsys.readouterr().err
+    overdue = nudge_vault({"Ledger.md": VAT})
+    assert overdue.tick(datetime(2026, 8, 10, 9)).nudge is not None
+    (vat,) = overdue.tick(datetime(2026, 8, 12, 9, 30)).candidates
+    assert vat.held.startswith("fatigue by") and \
+        "overdue: reminded 2026-08-10 09:00, which weighs for a week" in vat.held
+
+
+def test_a_yes_or_no_in_front_matter_is_no_number_for_a_nudge_setting():
+    from vaultmem.nudge import _override, field_problems, front_matter_field
+    idea = KIND_DEFAULTS["idea"]
+    assert _override(idea, {"nudge_importance": True})[0].importance == idea.importance
+    (problem,) = field_problems({"nudge_importance": True}, front_matter_field)
+    assert "is not a number, so it is ignored" in problem[1]

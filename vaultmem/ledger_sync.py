@@ -108,7 +108,8 @@ def sync_ledger(store: Store, note: LedgerRead, stamp: str, lost: list[str] | No
     if lost is not None:
         lost.extend(saved_over)
     return sorted([(path, w.line, w.message) for w in warnings] +
-                  [(path, e.line, message) for e in found for _, message in field_problems(e.fields)],
+                  [(path, e.line, message) for e in found
+                   for _, message in field_problems(e.fields)],
                   key=lambda w: w[1] or 0)
 
 

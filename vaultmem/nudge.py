@@ -26,10 +26,11 @@ small novelty lift after an item is written or referenced. F: fatigue, a decayin
 over recent nudges, a dismissal weighing more (the n-th in a row, with no accept or
 snooze between and each within a day and a half of the last, n times, up to three, and
 n times as fast) and fading over about a day; past its due day an entry's reminders repeat
-one unchanged message, so its nudges fade over days (`overdue_fatigue_hours`) and a late
-errand is reminded about once a week. And the person's day: each nudge of another item
-dismissed since midnight adds `day_fatigue` (0.05), so after a day of "not now" a reminder
-barely over θ waits, and one due today in its hours still speaks.
+one unchanged message, so its nudges (of its current due date, after its latest snooze) fade
+over days (`overdue_fatigue_hours`) and a late errand is reminded about once a week. And
+the person's day: each nudge of another item dismissed since midnight adds `day_fatigue`
+(0.05), so after a day of "not now" a reminder barely over θ waits, and one due today in
+its hours still speaks.
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
 window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
@@ -208,6 +209,7 @@ class Terms:
     cue: float
     novelty: float
     fatigue: float
+    day: float = 0.0  # the part of `fatigue` from other items' nudges dismissed today
 
     @property
     def context(self) -> float:
@@ -222,7 +224,7 @@ class Terms:
         return {"base": round(self.base, 4), "urgency": round(self.urgency, 4),
                 "context": round(self.context, 4), "hours": round(self.hours, 4),
                 "cue": round(self.cue, 4), "novelty": round(self.novelty, 4),
-                "fatigue": round(self.fatigue, 4)}
+                "fatigue": round(self.fatigue, 4), "day_fatigue": round(self.day, 4)}
 
 
 # -- the value function (pure) ------------------------------------------------------
@@ -344,8 +346,8 @@ def hours_boost(item: Item, t: datetime) -> float:
 
 
 def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
-            t: datetime, answered: list[datetime] | tuple = (), overdue: bool = False
-            ) -> float:
+            t: datetime, answered: list[datetime] | tuple = (), overdue: bool = False,
+            since: datetime | None = None) -> float:
     """Decaying sums over recent surfacings (`fatigue`, over `fatigue_hours`) and, on top,
     dismissals (`dismiss`, over `dismiss_hours`). The n-th dismissal in a row weighs n
     times the first (up to RUN_CAP) and fades n times as fast: a reminder turned down
@@ -354,13 +356,19 @@ def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
     the item's accepts and snoozes, each of which ends a run. `overdue`: the item is past
     its day, so its nudges (whatever their answers) fade over `overdue_fatigue_hours` and
     weigh for OVERDUE_SPAN: an overdue reminder repeats one unchanged message, and fatigue,
-    not age, spaces the repeats (about a week apart)."""
+    not age, spaces the repeats (about a week apart). `since`: only the nudges from then on
+    are that message (`overdue_since`: of the current due date, after the latest snooze);
+    earlier ones weigh as any nudge does."""
     def decay(m: datetime, hours: float) -> float:
         return math.exp(-((t - m) / HOUR) / hours)
-    hours, span = ((p.overdue_fatigue_hours, OVERDUE_SPAN) if overdue else
-                   (p.fatigue_hours, FATIGUE_SPAN))
+
+    def nudge(m: datetime) -> float:
+        hours, span = ((p.overdue_fatigue_hours, OVERDUE_SPAN)
+                       if overdue and (since is None or m >= since) else
+                       (p.fatigue_hours, FATIGUE_SPAN))
+        return p.fatigue * decay(m, hours) if t - m <= span else 0.0
     runs = dismissal_runs(sorted(m for m in dismissed if m <= t), answered)
-    return sum(p.fatigue * decay(m, hours) for m in surfaced if m <= t and t - m <= span) + \
+    return sum(nudge(m) for m in surfaced if m <= t) + \
         sum(p.dismiss * n * decay(m, p.dismiss_hours / n) for m, n in runs
             if t - m <= FATIGUE_SPAN)
 
@@ -419,14 +427,17 @@ def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[dat
     anchor = max((a for a in anchors(item, snoozed) if a <= t), default=item.created)
     tau = max((t - anchor) / DAY, 0.0)
     fresh = max((t - max(item.created, item.referenced or item.created)) / DAY, 0.0)
+    late = overdue(item, t)
+    day = p.day_fatigue * day_dismissals
     return Terms(
         base=p.importance * envelope(p, tau, oscillation),
         urgency=urgency(item, t),
         hours=hours_boost(item, t),
         cue=p.cue if item.cue else 0.0,
         novelty=p.novelty * math.exp(-fresh / p.novelty_days),
-        fatigue=fatigue(p, surfaced, dismissed, t, answered, overdue=overdue(item, t))
-        + p.day_fatigue * day_dismissals,
+        fatigue=fatigue(p, surfaced, dismissed, t, answered, overdue=late,
+                        since=overdue_since(item, snoozed) if late else None) + day,
+        day=day,
     )
 
 
@@ -435,6 +446,19 @@ def overdue(item: Item, t: datetime) -> bool:
     commitment, not an event that is over)."""
     return item.commitment and item.due is not None and t.date() > item.due and \
         item.bound != "at"
+
+
+def overdue_since(item: Item, snoozed: datetime | None = None) -> datetime | None:
+    """From when an overdue item's nudges are the one message its overdue reminders repeat
+    (and weigh for a week): those of its current due date (from its 🛫 ramp or its lead,
+    its eve and its day included), after the end of its latest snooze. Reminders of an
+    earlier date (the entry was moved, or a new instance took its place) and those a snooze
+    answered (the person asked to hear of it again) weigh as any nudge does."""
+    if item.due is None:
+        return snoozed
+    part = window_ramp(item)
+    start = min(lead_start(item), part[0]) if part else lead_start(item)
+    return max(start, snoozed) if snoozed else start
 
 
 def schmitt(armed: bool, value: float, theta: float, h: float) -> tuple[bool, bool]:
@@ -619,6 +643,8 @@ def field_problems(values: dict, written: Callable[[str, str], str] = ledger_fie
 
 
 def _number_ok(text: str) -> bool:
+    if isinstance(text, bool):  # YAML's yes/no/true/false: no number (float() takes them)
+        return False
     try:
         return not math.isnan(float(text))
     except (TypeError, ValueError):
@@ -742,6 +768,7 @@ class _Past:
     last: datetime | None = None  # the latest nudge, however old
     accepted: bool = False  # ... whether it was accepted
     dismissed_message: str = ""  # ... and its message, if it was dismissed
+    dismissed_today: set[int] = field(default_factory=set)  # its nudges dismissed today
 
 
 def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = True,
@@ -759,8 +786,7 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
         item.cue = (cues or {}).get(item.id)
     # The day's dismissals of each item (its own answers have their own fatigue term; the
     # others' tell how the person's day is going).
-    today = {key: sum(1 for m in p.dismissed if m.date() == now.date() and m <= now)
-             for key, p in past.items()}
+    today = {key: len(p.dismissed_today) for key, p in past.items()}
     everyone = sum(today.values())
     cands = [_stand(item, now, state.get(item.id, (True, None)), past.get(item.id, _Past()),
                     oscillation, everyone - today.get(item.id, 0)) for item in items]
@@ -799,11 +825,26 @@ def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past:
         c.held = "accepted in this window"
     elif c.value < THETA:
         short = THETA - c.value
-        c.held = ("fatigue" if c.value + t.fatigue >= THETA else "below θ") + \
-            f" by {short:.2f}"
+        c.held = (f"fatigue by {short:.2f}" + _tired(item, now, t, past, snoozed, day_dismissals)
+                  if c.value + t.fatigue >= THETA else f"below θ by {short:.2f}")
     elif not armed:
         c.held = f"disarmed until V < {THETA - HYSTERESIS:.2f} or a new window"
     return c
+
+
+def _tired(item: Item, now: datetime, t: Terms, past: _Past, snoozed: datetime | None,
+           day_dismissals: int) -> str:
+    """What of the fatigue is not the item's last few hours: its overdue reminder, which
+    weighs for a week, and the day's dismissals of other nudges (` (…)`, or nothing)."""
+    parts = []
+    since = overdue_since(item, snoozed) if overdue(item, now) else None
+    if since is not None and past.last is not None and since <= past.last <= now and \
+            now - past.last <= OVERDUE_SPAN:
+        parts.append(f"overdue: reminded {past.last:%Y-%m-%d %H:%M}, which weighs for a week")
+    if t.day > 0:
+        parts.append(f"{day_dismissals} other nudge{'s' if day_dismissals != 1 else ''} "
+                     "dismissed today")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _names_cue(message: str, cue: str) -> bool:
@@ -933,9 +974,11 @@ def _history(store: Store, now: datetime) -> dict[str, _Past]:
         out.setdefault(item_id, _Past()).surfaced.append(_moment(ts))
     # Answers are read further back, to number each dismissal in its run (`fatigue`).
     counted = (now - DISMISSALS_COUNTED).isoformat(timespec="seconds")
-    for item_id, ts, kind in nudge_rows.answers_between(store, counted, stamp):
+    for item_id, ts, kind, surfacing in nudge_rows.answers_between(store, counted, stamp):
         past = out.setdefault(item_id, _Past())
         (past.dismissed if kind == "dismiss" else past.answered).append(_moment(ts))
+        if kind == "dismiss" and _moment(ts).date() == now.date():
+            past.dismissed_today.add(surfacing)  # a nudge dismissed twice is one
     for item_id, ts, message, kind in nudge_rows.last_surfacings(store, stamp):
         past = out.setdefault(item_id, _Past())
         past.last, past.accepted = _moment(ts), kind == "accept"

@@ -656,7 +656,9 @@ def _nudge_candidates(result) -> None:
         lines.append(
             f"  {c.item.id}  V {c.value:.2f} = base {t.base:.2f} + urgency {t.urgency:.2f} "
             f"+ hours {t.hours:.2f} + cue {t.cue:.2f} + novelty {t.novelty:.2f} "
-            f"− fatigue {t.fatigue:.2f}  [{c.held or 'nudged'}]")
+            f"− fatigue {t.fatigue:.2f}"
+            + (f" (of it, other nudges dismissed today {t.day:.2f})" if t.day else "")
+            + f"  [{c.held or 'nudged'}]")
     warn("\n".join(lines))
 
 

@@ -43,10 +43,13 @@ def surfacings_between(store: Store, since: str, until: str) -> list[tuple[str, 
                          [since, until]).fetchall()
 
 
-def answers_between(store: Store, since: str, until: str) -> list[tuple[str, str, str]]:
-    """(item id, time, kind) of the answers (accept, dismiss, snooze) in [since, until]."""
+def answers_between(store: Store, since: str, until: str
+                    ) -> list[tuple[str, str, str, int]]:
+    """(item id, time, kind, surfacing id) of the answers (accept, dismiss, snooze) in
+    [since, until]."""
     return store.execute(
-        "SELECT item_id, ts, kind FROM feedback WHERE ts >= ? AND ts <= ? ORDER BY ts, id",
+        "SELECT item_id, ts, kind, surfacing_id FROM feedback WHERE ts >= ? AND ts <= ? "
+        "ORDER BY ts, id",
         [since, until]).fetchall()
 
 
