@@ -1253,3 +1253,17 @@ def test_a_yes_or_no_in_front_matter_is_no_number_for_a_nudge_setting():
     assert _override(idea, {"nudge_importance": True})[0].importance == idea.importance
     (problem,) = field_problems({"nudge_importance": True}, front_matter_field)
     assert "is not a number, so it is ignored" in problem[1]
+
+
+def test_an_accepted_overdue_reminder_comes_back_a_week_on_while_the_entry_is_open(
+        nudge_vault):
+    # Failed before: an overdue entry whose reminder was accepted ("yes, thanks") but never
+    # checked off was held as "accepted in this window" for good: its window never ends.
+    v = nudge_vault({"Ledger.md": "- [ ] Return the library books 📅 2026-08-10 "
+                                  "[nudge_hours:: 18-21] ^books\n"})
+    shown = v.replay(datetime(2026, 8, 10, 7), datetime(2026, 8, 24), answer="accept")
+    assert shown and shown[0][0].date() <= date(2026, 8, 11)
+    later = [t for t, _ in shown[1:]]
+    assert later, "the open overdue entry was never reminded again"
+    assert later[0] - shown[0][0] >= timedelta(days=7)
+    assert all(in_hours("18:00-21:00", t) for t in later)

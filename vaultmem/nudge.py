@@ -33,7 +33,8 @@ the person's day: each nudge of another item dismissed since midnight adds `day_
 its hours still speaks.
 
 An item fires when it is armed and V ≥ θ, and re-arms after V < θ − h or when a new
-window opens; an accepted nudge leaves it disarmed for the rest of its window. Quiet
+window opens; an accepted nudge leaves it disarmed for the rest of its window (an overdue
+entry's, a week: it stays open until done). Quiet
 hours raise θ beyond reach; at most one message per tick and `daily_cap` per day,
 commitments first: an idea never takes a slot a due commitment still needs today, nor
 an overdue reminder, a 🛫 window or an undated entry one that a commitment due today or
@@ -810,6 +811,10 @@ def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past:
     t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed, past.answered,
               day_dismissals)
     fresh = past.last is None or past.last < window_start(item, now, snoozed, oscillation)
+    # An overdue entry's window never closes: a "yes" to its reminder, a week on with the
+    # entry still open, was not the end of it (SPEC 8: the floor holds until done).
+    if not fresh and past.accepted and overdue(item, now) and now - past.last >= OVERDUE_SPAN:
+        fresh = True
     if fresh:
         armed = True  # a new window re-arms
     c = Candidate(item, t, armed, shown_today=past.last is not None
