@@ -629,10 +629,61 @@ def veto_of(clause: str) -> str:
     if clause.rstrip().endswith("?"):
         return "question: ?"
     for kind, rx in _VETO:
-        found = rx.search(clause)
-        if found:
-            return f"{kind}: {found.group(0).strip().lower()}"
+        for found in rx.finditer(clause):
+            if not _promises_nothing(clause, found):
+                return f"{kind}: {found.group(0).strip().lower()}"
     return ""
+
+
+# A word of promise that says nothing is still to come (see VETO_CUES): a promise kept
+# ("as promised", "the promised quote arrived", "sent the links I promised", "kept his
+# promise"), "promising" as a quality ("the beans look promising"), and "to follow" as
+# something one does ("decided to follow the recipe", "easy to follow", "had to follow a
+# senior nurse round", "to follow up"), not a thing to come ("invoice to follow").
+_DET = r"(?i:the|a|an|his|her|their|my|our|your|its|this|that|these|those)"
+_PRONOUN = r"(?:(?i:i|he|she|they|we|you)|[A-Z][\w'’-]*)"  # or a name
+_AS_PROMISED = re.compile(  # "as promised", "as she'd promised", "as Nav had promised"
+    r"\b(?i:as)(?:\s+" + _PRONOUN + r")?(?:['’]d|\s+(?i:had))?\s+$")
+_PROMISED_ONE = re.compile(  # "the promised quote", "his long-promised visit"
+    r"\b" + _DET + r"\s+(?:(?i:long|much)[- ]?)?$")
+_ONE_PROMISED = re.compile(  # the thing a promise named: "the invoice he promised"
+    r"\b" + _DET + r"\s+(?:[\w'’-]+\s+){1,3}?(?:(?i:that|which)\s+)?" + _PRONOUN
+    + r"(?:['’]d|\s+(?i:had|has|have))?\s+$")
+_KEPT_NOUN = re.compile(  # "kept his promise", "true to her promise"
+    r"\b(?:kept|keeps?|keeping|true to|good on|honou?red|fulfilled)\s+(?:" + _DET
+    + r"\s+)?$", re.IGNORECASE)
+# after the promise: something still promised ("promised to post", "promised the calcs")
+_PROMISED_THING = re.compile(
+    r"\s*(?:['‘’\"“”]|(?i:to|me|us|him|her|them|you|it|the|a|an|his|their|my|our|your|its"
+    r"|some|that|this)\b|[A-Z])")
+_FOLLOW_DONE_BEFORE = re.compile(
+    r"\b(?:decide[ds]?|decided|want(?:s|ed)?|tr(?:y|ies|ied|ying)|need(?:s|ed)?|ha(?:ve|s|d|ving)"
+    r"|going|got|used|chose|choose|agree[ds]?|learn(?:s|ed|t|ing)?|managed|able|remembered"
+    r"|forgot|easy|easier|hard|harder|simple|difficult|impossible|tough|clear|steps"
+    r"|instructions|rules|directions|example|act|path|route|lead|procedure|guidelines|signs"
+    r"|how|where|which|whether)\s+$", re.IGNORECASE)
+_FOLLOW_DONE_AFTER = re.compile(
+    r"\s+(?:the|a|an|my|his|her|their|our|your|its|him|them|me|us|you|it|up|through|suit"
+    r"|along)\b", re.IGNORECASE)
+
+
+def _promises_nothing(clause: str, found: re.Match) -> bool:
+    """Whether a promise cue `found` in `clause` says nothing is still to come."""
+    word = found.group(0).lower()
+    before, after = clause[:found.start()], clause[found.end():]
+    if word == "to follow":
+        return bool(_FOLLOW_DONE_BEFORE.search(before) or _FOLLOW_DONE_AFTER.match(after))
+    if not word.startswith("promis"):
+        return False
+    if word == "promising":  # a quality unless it promises something: "promising to call"
+        return not _PROMISED_THING.match(after)
+    if word in ("promise", "promises") and _KEPT_NOUN.search(before):
+        return True
+    if word != "promised":
+        return False
+    if _AS_PROMISED.search(before) or _PROMISED_ONE.search(before):
+        return True
+    return not _PROMISED_THING.match(after) and bool(_ONE_PROMISED.search(before))
 
 
 # A thing promised for later is not yet sent: "the engineer has promised the calcs by
