@@ -23,7 +23,6 @@ from vaultmem.nudge import (
     envelope,
     fatigue,
     hours_boost,
-    hour_answers,
     in_hours,
     lead_days,
     load_items,
@@ -812,8 +811,8 @@ def test_an_undated_commitment_revives_inside_its_hours_every_other_day(make_vau
                               index_at=datetime(2026, 8, 1, 10)))
     assert v.item("mum").kind == "undated"
     shown = v.replay(datetime(2026, 8, 1, 10), datetime(2026, 8, 8), answer="dismiss")
-    # The 4th's crest is held back by the hour term (dismissed at this hour on the 2nd).
-    assert [t.date() for t, _ in shown] == [date(2026, 8, 2), date(2026, 8, 6)]
+    assert [t.date() for t, _ in shown] == [date(2026, 8, 2), date(2026, 8, 4),
+                                           date(2026, 8, 6)]
     assert all(in_hours("18:30-21:00", t) for t, _ in shown)
 
 
@@ -862,7 +861,7 @@ def test_the_json_document_names_the_top_candidates_and_what_held_each(nudge_vau
     for c in night["candidates"]:
         assert set(c) == {"id", "kind", "text", "value", "terms", "armed", "held"}
         assert set(c["terms"]) == {"base", "urgency", "context", "hours", "cue", "novelty",
-                                   "fatigue", "day_fatigue", "hour_fatigue"}
+                                   "fatigue", "day_fatigue"}
         assert c["value"] >= THETA and c["held"] == "quiet hours"
     quiet = nudge_vault({"Ledger.md": "- [ ] Call Mum [nudge_hours:: 18-21]\n"})
     doc = quiet.tick(datetime(2026, 8, 10, 12)).as_dict()
@@ -1268,30 +1267,3 @@ def test_an_accepted_overdue_reminder_comes_back_a_week_on_while_the_entry_is_op
     assert later, "the open overdue entry was never reminded again"
     assert later[0] - shown[0][0] >= timedelta(days=7)
     assert all(in_hours("18:00-21:00", t) for t in later)
-
-
-# -- the person's hours: answers at this time of day on recent days --
-
-def test_hour_answers_weigh_recent_days_at_this_time_of_day():
-    now = datetime(2026, 8, 10, 10, 0)
-    day = now - DAY
-    assert hour_answers([(day, "dismiss")], now) == pytest.approx(6 / 7)
-    assert hour_answers([(day + 0.5 * HOUR, "dismiss"), (day, "accept")], now) == \
-        pytest.approx(6 / 7 - 6 / 7 + 0.5 / 24 / 7)
-    # Another time of day, today's answers, a snooze, a week ago: nothing.
-    assert hour_answers([(day + 3 * HOUR, "dismiss"), (now - HOUR, "dismiss"),
-                         (day, "snooze"), (now - 7 * DAY, "dismiss")], now) == 0.0
-
-
-def test_a_reminder_just_over_theta_waits_at_an_hour_dismissed_yesterday(nudge_vault):
-    ten = datetime(2026, 8, 10, 10, 0)
-    v = nudge_vault({"Ledger.md": JUST_OVER})
-    _dismissed(v, "loft", datetime(2026, 8, 9, 10, 15))  # yesterday, this time of day
-    result = v.tick(ten)
-    assert result.nudge is None
-    plants = next(c for c in result.candidates if c.id == "plants")
-    assert plants.held.startswith("fatigue by") and "hour of day" in plants.held
-    assert plants.terms.hour == pytest.approx(0.03 * (1 - (23.75 / 24) / 7))
-    other = nudge_vault({"Ledger.md": JUST_OVER})
-    _dismissed(other, "loft", datetime(2026, 8, 9, 20, 30))  # yesterday evening
-    assert other.tick(ten).nudge.item.id == "plants"

@@ -89,13 +89,6 @@ FATIGUE_SPAN = timedelta(days=3)  # an answer or a nudge older than this weighs 
 # ... except for an overdue entry, whose reminders repeat one unchanged message: its nudges
 # weigh for a week, fading over `overdue_fatigue_hours` (`fatigue`).
 OVERDUE_SPAN = timedelta(days=7)
-# The person's hours: the nudges of the last HOURS_SPAN (before today) sent within
-# HOURS_SLOT of this time of day, each weighing less the older it is (to nothing at
-# HOURS_SPAN), a dismissal +1 and an accept −1; the sum, within ±HOURS_CAP, times
-# `hour_fatigue` is added to F (`hour_answers`).
-HOURS_SPAN = timedelta(days=7)
-HOURS_SLOT = timedelta(hours=1)
-HOURS_CAP = 3.0
 
 
 @dataclass(frozen=True)
@@ -147,9 +140,6 @@ class Params:
     # θ (an overdue floor, a revival on its flank, a weak cue) waits for another day while
     # one due today in its hours (1.5) still speaks.
     day_fatigue: float = 0.05
-    # The person's hours: nudges turned down at this time of day on recent days make this
-    # hour a worse one to speak (and accepted ones a better one): `hour_answers` times this.
-    hour_fatigue: float = 0.03
     dismiss: float = 0.5
     dismiss_hours: float = 24.0
     hold_hours: float = 2.0
@@ -221,7 +211,6 @@ class Terms:
     novelty: float
     fatigue: float
     day: float = 0.0  # the part of `fatigue` from other items' nudges dismissed today
-    hour: float = 0.0  # the part of `fatigue` from the answers at this hour on recent days
 
     @property
     def context(self) -> float:
@@ -236,8 +225,7 @@ class Terms:
         return {"base": round(self.base, 4), "urgency": round(self.urgency, 4),
                 "context": round(self.context, 4), "hours": round(self.hours, 4),
                 "cue": round(self.cue, 4), "novelty": round(self.novelty, 4),
-                "fatigue": round(self.fatigue, 4), "day_fatigue": round(self.day, 4),
-                "hour_fatigue": round(self.hour, 4)}
+                "fatigue": round(self.fatigue, 4), "day_fatigue": round(self.day, 4)}
 
 
 # -- the value function (pure) ------------------------------------------------------
@@ -386,22 +374,6 @@ def fatigue(p: Params, surfaced: list[datetime], dismissed: list[datetime],
             if t - m <= FATIGUE_SPAN)
 
 
-def hour_answers(answers: list[tuple[datetime, str]], t: datetime) -> float:
-    """The person's answers at this time of day: over the nudges sent on the days before
-    t's (within HOURS_SPAN) at a time of day within HOURS_SLOT of t's, a dismissal +1 and
-    an accept −1, each weighing less the older it is (nothing at HOURS_SPAN). Snoozes say
-    "later", not "not at this hour": they weigh nothing."""
-    midnight, total = _midnight(t.date()), 0.0
-    for m, kind in answers:
-        if kind not in ("accept", "dismiss") or not t - HOURS_SPAN < m < midnight:
-            continue
-        apart = abs((m - _midnight(m.date())) - (t - midnight))
-        if min(apart, DAY - apart) > HOURS_SLOT:
-            continue
-        total += (1.0 if kind == "dismiss" else -1.0) * (1 - (t - m) / HOURS_SPAN)
-    return total
-
-
 def dismissal_runs(dismissed: list[datetime], answered: list[datetime] | tuple = ()
                    ) -> list[tuple[datetime, int]]:
     """(time, place in its run) of each dismissal, in order: a dismissal continues the run
@@ -451,15 +423,13 @@ def window_start(item: Item, t: datetime, snoozed: datetime | None = None,
 
 def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[datetime],
           oscillation: bool = True, snoozed: datetime | None = None,
-          answered: list[datetime] | tuple = (), day_dismissals: int = 0,
-          hour_score: float = 0.0) -> Terms:
+          answered: list[datetime] | tuple = (), day_dismissals: int = 0) -> Terms:
     p = item.params
     anchor = max((a for a in anchors(item, snoozed) if a <= t), default=item.created)
     tau = max((t - anchor) / DAY, 0.0)
     fresh = max((t - max(item.created, item.referenced or item.created)) / DAY, 0.0)
     late = overdue(item, t)
     day = p.day_fatigue * day_dismissals
-    hour = p.hour_fatigue * max(-HOURS_CAP, min(HOURS_CAP, hour_score))
     return Terms(
         base=p.importance * envelope(p, tau, oscillation),
         urgency=urgency(item, t),
@@ -467,8 +437,8 @@ def terms(item: Item, t: datetime, surfaced: list[datetime], dismissed: list[dat
         cue=p.cue if item.cue else 0.0,
         novelty=p.novelty * math.exp(-fresh / p.novelty_days),
         fatigue=fatigue(p, surfaced, dismissed, t, answered, overdue=late,
-                        since=overdue_since(item, snoozed) if late else None) + day + hour,
-        day=day, hour=hour,
+                        since=overdue_since(item, snoozed) if late else None) + day,
+        day=day,
     )
 
 
@@ -819,11 +789,8 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
     # others' tell how the person's day is going).
     today = {key: len(p.dismissed_today) for key, p in past.items()}
     everyone = sum(today.values())
-    # ... and the answers at this time of day on recent days, how the person's hours go.
-    hour_score = hour_answers(_answered(store, now), now)
     cands = [_stand(item, now, state.get(item.id, (True, None)), past.get(item.id, _Past()),
-                    oscillation, everyone - today.get(item.id, 0), hour_score)
-             for item in items]
+                    oscillation, everyone - today.get(item.id, 0)) for item in items]
     nudge, reason = _decide(store, settings, now, cands)
     if record:
         _save(store, now, cands, nudge)
@@ -834,8 +801,7 @@ def tick(store: Store, settings: Settings, now: datetime, oscillation: bool = Tr
 
 
 def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past: _Past,
-           oscillation: bool, day_dismissals: int = 0, hour_score: float = 0.0
-           ) -> Candidate:
+           oscillation: bool, day_dismissals: int = 0) -> Candidate:
     """The item's terms, whether it is armed (its Schmitt state, re-armed by a new
     window), and the first rule that holds it back, if any."""
     armed, muted = state
@@ -843,7 +809,7 @@ def _stand(item: Item, now: datetime, state: tuple[bool, datetime | None], past:
     if item.cue and _names_cue(past.dismissed_message, item.cue):
         item.cue = None  # the same cue, already dismissed: not a new moment
     t = terms(item, now, past.surfaced, past.dismissed, oscillation, snoozed, past.answered,
-              day_dismissals, hour_score)
+              day_dismissals)
     fresh = past.last is None or past.last < window_start(item, now, snoozed, oscillation)
     # An overdue entry's window never closes: a "yes" to its reminder, a week on with the
     # entry still open, was not the end of it (SPEC 8: the floor holds until done).
@@ -883,9 +849,6 @@ def _tired(item: Item, now: datetime, t: Terms, past: _Past, snoozed: datetime |
     if t.day > 0:
         parts.append(f"{day_dismissals} other nudge{'s' if day_dismissals != 1 else ''} "
                      "dismissed today")
-    if t.hour > 0:
-        parts.append(f"hour of day: nudges dismissed around {now:%H:%M} on recent days "
-                     f"{t.hour:.2f}")
     return f" ({'; '.join(parts)})" if parts else ""
 
 
@@ -1026,13 +989,6 @@ def _history(store: Store, now: datetime) -> dict[str, _Past]:
         past.last, past.accepted = _moment(ts), kind == "accept"
         past.dismissed_message = (message or "") if kind == "dismiss" else ""
     return out
-
-
-def _answered(store: Store, now: datetime) -> list[tuple[datetime, str]]:
-    """(time sent, answer) of the nudges of the last HOURS_SPAN, for `hour_answers`."""
-    rows = nudge_rows.answered_between(store, (now - HOURS_SPAN).isoformat(timespec="seconds"),
-                                       now.isoformat(timespec="seconds"))
-    return [(_moment(ts), kind) for ts, kind in rows]
 
 
 def _sent_today(store: Store, now: datetime) -> int:

@@ -658,7 +658,6 @@ def _nudge_candidates(result) -> None:
             f"+ hours {t.hours:.2f} + cue {t.cue:.2f} + novelty {t.novelty:.2f} "
             f"− fatigue {t.fatigue:.2f}"
             + (f" (of it, other nudges dismissed today {t.day:.2f})" if t.day else "")
-            + (f" (of it, answers at this hour on recent days {t.hour:+.2f})" if t.hour else "")
             + f"  [{c.held or 'nudged'}]")
     warn("\n".join(lines))
 

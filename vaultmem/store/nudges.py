@@ -77,11 +77,3 @@ def answer(store: Store, surfacing_id: int, item_id: str, stamp: str, kind: str,
            until: str | None) -> None:
     store.insert("feedback", {"surfacing_id": surfacing_id, "item_id": item_id, "ts": stamp,
                               "kind": kind, "until": until})
-
-
-def answered_between(store: Store, since: str, until: str) -> list[tuple[str, str]]:
-    """(time sent, last answer's kind) of each nudge sent in [since, until] and answered."""
-    return store.execute(
-        "SELECT s.ts, (SELECT f.kind FROM feedback f WHERE f.surfacing_id = s.id ORDER BY "
-        "f.id DESC LIMIT 1) AS kind FROM surfacings s WHERE s.ts >= ? AND s.ts <= ? AND "
-        "kind IS NOT NULL", [since, until]).fetchall()
