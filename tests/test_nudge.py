@@ -1267,3 +1267,32 @@ def test_an_accepted_overdue_reminder_comes_back_a_week_on_while_the_entry_is_op
     assert later, "the open overdue entry was never reminded again"
     assert later[0] - shown[0][0] >= timedelta(days=7)
     assert all(in_hours("18:00-21:00", t) for t in later)
+
+
+@pytest.mark.integration
+def test_the_days_dismissals_and_an_overdue_week_through_the_cli(tmp_path, capsys):
+    # End to end on the real model: `nudge`, `feedback` and `nudge --json` name what holds
+    # an item back: another item's dismissal today (day_fatigue), and an overdue
+    # reminder's week (the turned-down VAT reminder of Monday still weighs on Wednesday).
+    from vaultmem.interfaces.cli import main
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Ledger.md").write_text("- [ ] File the VAT return 📅 2026-08-07 ^vat\n"
+                                    "- [ ] Ring the vet about Biscuit [nudge_hours:: 18-20] "
+                                    "^vet\n")
+    assert main(["index", str(root), "--now", "2026-08-06"]) == 0
+
+    def tick(now: str) -> dict:
+        capsys.readouterr()
+        assert main(["nudge", "--vault", str(root), "--now", now, "--json", "-v"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    assert tick("2026-08-10T09:00")["nudge"]["id"] == "vat"
+    assert main(["feedback", "vat", "dismiss", "--vault", str(root),
+                 "--now", "2026-08-10T09:05"]) == 0
+    vet = next(c for c in tick("2026-08-10T09:30")["candidates"] if c["id"] == "vet")
+    assert vet["terms"]["day_fatigue"] == pytest.approx(0.05)
+    vat = next(c for c in tick("2026-08-12T09:30")["candidates"] if c["id"] == "vat")
+    assert vat["terms"]["day_fatigue"] == 0  # Monday's dismissal is not today's
+    assert vat["held"].startswith("fatigue by") and "weighs for a week" in vat["held"]
