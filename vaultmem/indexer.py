@@ -39,6 +39,7 @@ from .text.folder import (
     scan,
 )
 from .text.resolve import Resolver, escapes_vault
+from .text.syntax import front_matter_block
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_GROUP = 256  # texts per embed call and commit: bounds memory and lost work on a kill
@@ -457,9 +458,8 @@ def _nudge_settings(path: str, text: str | None, front: dict) -> list[tuple]:
 
 def _front_matter_line(lines: list[str], key: str) -> int | None:
     """The 1-based line of top-level `key:` in the front matter of `lines`, if found."""
-    for number, line in enumerate(lines[1:], start=2):
-        if line.rstrip() in ("---", "..."):
-            return None
+    _, span = front_matter_block(lines) if lines else (None, 0)
+    for number, line in enumerate(lines[1:max(span - 1, 1)], start=2):
         if line.startswith(key) and line[len(key):].lstrip().startswith(":"):
             return number
     return None
