@@ -72,6 +72,7 @@ class Evidence:
     topic: tuple[str, ...] = ()  # names said that the message is about, not its sender's
     told: frozenset = frozenset()  # event kinds told anywhere in the context (not denied)
     deferred: tuple[str, ...] = ()  # those of `denied` said as promised for later
+    sentences: int = 1  # how many sentences the context has
 
     @property
     def kinds(self) -> frozenset:
@@ -93,6 +94,9 @@ def decide(ev: Evidence, settings: Settings) -> Cue:
     if not paths:
         why = next((why for _, why in held.values() if why), "no evidence")
         return Cue(False, False, 0.0, why, {**details, "half": None, "confidence": None})
+    lone = _lone_in_part(ev, paths, settings)
+    if lone:
+        return Cue(False, False, 0.0, lone, {**details, "half": None, "confidence": None})
     hit = ev.hit
     # Meaning that stands out from every other entry is the strongest single kind (the
     # ledger itself calibrates it); words or an event alone can be a likeness of the same
@@ -105,6 +109,37 @@ def decide(ev: Evidence, settings: Settings) -> Cue:
     why = f"trigger matched ({confidence} cue): " + "; ".join(held[name][1] for name in paths)
     return Cue(True, strong, strength, why, {**details, "half": "+".join(paths),
                                              "confidence": confidence})
+
+
+# Where one kind of evidence alone may be found for it to fire (`lone_evidence` "whole"):
+# meaning on the whole context or one of its sentences; words or an event where the whole
+# context (or the whole less its denied clauses) is the part closest to the condition.
+# (in a context of several sentences)
+LONE_UNITS = {"meaning": ("query", "sentence"), "keywords": ("query", "affirmed"),
+              "event": ("query", "affirmed")}
+_UNIT_NAMES = {"clause": "one clause", "sentence": "one sentence",
+               "affirmed": "what the context affirms", "query": "the whole context"}
+
+
+def _lone_in_part(ev: Evidence, paths: list[str], settings: Settings) -> str:
+    """Why one kind of evidence, found only in a part of a context of several sentences,
+    does not fire by itself, else "". Such a context closest to the condition in one
+    clause (or, for words or an event, one sentence) is about something else as a whole:
+    there, on weeks of commitments in competition written by people who never saw these
+    rules, meaning alone on a clause and a message, an arrival or the condition's words
+    alone were right less often than wrong; in a context of one sentence, as often right
+    as anywhere (docs/evaluation.md, round 7). A second kind of evidence is then needed.
+    A `keywords::` entry the person wrote, and a context with no vectors to place the
+    evidence, are taken as they are."""
+    if (settings.lone_evidence != "whole" or len(paths) != 1 or ev.hit is None
+            or ev.keyword or ev.sentences < 2):
+        return ""
+    path, unit = paths[0], ev.hit.unit.kind
+    if unit in LONE_UNITS[path]:
+        return ""
+    kind = {"keywords": "its words", "meaning": "meaning", "event": "an event"}[path]
+    return (f"{kind} alone, and the context is closest to it in {_UNIT_NAMES[unit]} only "
+            f"(«{trigger.short(ev.hit.unit.text)}»): a second kind of evidence is needed")
 
 
 def _told_otherwise(ev: Evidence) -> str:

@@ -782,14 +782,14 @@ class SemanticHit:
         return math.isinf(self.lead)
 
     def why(self, half: str) -> str:
-        said = "" if self.unit.kind == "query" else f" «{_short(self.unit.text)}»"
+        said = "" if self.unit.kind == "query" else f" «{short(self.unit.text)}»"
         lead = ("" if self.view.role != "trigger" else ", no other entry" if self.alone
                 else f", {self.lead:+.2f} over the next entry")
         return (f"{half + ' ' if half else ''}by meaning: the context{said} ~ {self.view.kind} "
-                f"«{_short(self.view.text)}» (cosine {self.score:.2f}{lead})")
+                f"«{short(self.view.text)}» (cosine {self.score:.2f}{lead})")
 
 
-def _short(text: str, limit: int = 60) -> str:
+def short(text: str, limit: int = 60) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
