@@ -212,7 +212,7 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
     told = {False: _Told(context.text, False), True: _Told(context.text, True)}
     vetoes = tuple(c.veto for c in trigger.scoped_clauses(context.text) if c.veto)
     subjects = {k: _subject_names(entries, views, t.named, rare) for k, t in told.items()}
-    sentences = max(1, sum(u.kind == "sentence" for u in context.units))
+    sentences = trigger.sentence_count(context.text)
     return {entry.id: cue.decide(replace(_evidence(
         entry, told[i in ahead], subjects[i in ahead].get(entry.id, set()), hits.get(i),
         floors.get(i, -1.0), views, weights, vetoes, today, measured, noted.get(i)),

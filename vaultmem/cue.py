@@ -94,7 +94,7 @@ def decide(ev: Evidence, settings: Settings) -> Cue:
     if not paths:
         why = next((why for _, why in held.values() if why), "no evidence")
         return Cue(False, False, 0.0, why, {**details, "half": None, "confidence": None})
-    lone = _lone_in_part(ev, paths, settings)
+    lone = _lone_in_part(ev, paths, held, settings)
     if lone:
         return Cue(False, False, 0.0, lone, {**details, "half": None, "confidence": None})
     hit = ev.hit
@@ -111,35 +111,38 @@ def decide(ev: Evidence, settings: Settings) -> Cue:
                                              "confidence": confidence})
 
 
-# Where one kind of evidence alone may be found for it to fire (`lone_evidence` "whole"):
-# meaning on the whole context or one of its sentences; words or an event where the whole
-# context (or the whole less its denied clauses) is the part closest to the condition.
-# (in a context of several sentences)
+# In a context of several sentences, where one kind of evidence alone may be found for it
+# to fire (`lone_evidence` "whole"), as the unit of the context closest to the condition
+# by meaning: for meaning, the whole context or one of its sentences; for words or an
+# event, the whole context (or the whole less its denied clauses): the context as a whole
+# is about the condition.
 LONE_UNITS = {"meaning": ("query", "sentence"), "keywords": ("query", "affirmed"),
               "event": ("query", "affirmed")}
 _UNIT_NAMES = {"clause": "one clause", "sentence": "one sentence",
-               "affirmed": "what the context affirms", "query": "the whole context"}
+               "affirmed": "the told part", "query": "the whole context"}
 
 
-def _lone_in_part(ev: Evidence, paths: list[str], settings: Settings) -> str:
-    """Why one kind of evidence, found only in a part of a context of several sentences,
-    does not fire by itself, else "". Such a context closest to the condition in one
-    clause (or, for words or an event, one sentence) is about something else as a whole:
-    there, on weeks of commitments in competition written by people who never saw these
-    rules, meaning alone on a clause and a message, an arrival or the condition's words
-    alone were right less often than wrong; in a context of one sentence, as often right
-    as anywhere (docs/evaluation.md, round 7). A second kind of evidence is then needed.
-    A `keywords::` entry the person wrote, and a context with no vectors to place the
-    evidence, are taken as they are."""
+def _lone_in_part(ev: Evidence, paths: list[str], held: dict, settings: Settings) -> str:
+    """Why one kind of evidence alone, in a context of several sentences that is not
+    about the condition as a whole, does not fire by itself, else "". On weeks of
+    commitments in competition written by people who never saw these rules, meaning alone
+    on one clause of such a context, and a message, an arrival or the condition's words
+    alone where a part of it was closer to the condition than the whole, were right less
+    often than wrong; in a context of one sentence, about as often right as anywhere
+    (docs/evaluation.md, round 7). A second kind of evidence is then needed. Taken as they
+    are: a `keywords::` word found, a place the context puts the person at ("In Bishop's
+    on Gloucester Road" for "when I'm at the hardware shop": a presence told), and a
+    context with no vectors to place the evidence."""
     if (settings.lone_evidence != "whole" or len(paths) != 1 or ev.hit is None
-            or ev.keyword or ev.sentences < 2):
+            or ev.keyword or ev.place_words or ev.sentences < 2):
         return ""
     path, unit = paths[0], ev.hit.unit.kind
     if unit in LONE_UNITS[path]:
         return ""
-    kind = {"keywords": "its words", "meaning": "meaning", "event": "an event"}[path]
-    return (f"{kind} alone, and the context is closest to it in {_UNIT_NAMES[unit]} only "
-            f"(«{trigger.short(ev.hit.unit.text)}»): a second kind of evidence is needed")
+    part = f"{_UNIT_NAMES[unit]} «{trigger.short(ev.hit.unit.text)}»"
+    where = (f"in {part} of a context of several sentences" if path == "meaning" else
+             f"and the context is closer to the condition in {part} than as a whole")
+    return f"{held[path][1]} alone, {where}: a second kind of evidence is needed"
 
 
 def _told_otherwise(ev: Evidence) -> str:

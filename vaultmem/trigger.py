@@ -497,6 +497,14 @@ class Unit:
 
 
 UNIT_KINDS = {"whole": (), "sentences": ("sentence",), "clauses": ("sentence", "clause")}
+LINES = re.compile(r"\n+")
+
+
+def sentence_count(text: str) -> int:
+    """How many sentences a context has: its parts of two words or more between full
+    stops (as `context_units` splits them) or lines (a diary written a line at a time)."""
+    parts = [p for line in LINES.split(text) for p in SENTENCE_END.split(line)]
+    return max(1, sum(len(p.split()) >= 2 for p in parts))
 
 
 def context_units(text: str, split: str = "clauses") -> list[Unit]:
