@@ -4,6 +4,8 @@ sentence, or where the whole context is closest to the condition, it fires as be
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -98,3 +100,8 @@ def test_a_keyword_the_person_wrote_and_the_old_rule_fire_anywhere():
     assert cue.decide(evidence("clause", 3, said=frozenset(), keyword="pouring"),
                       Settings()).fired
     assert cue.decide(evidence("clause", 3), Settings(lone_evidence="anywhere")).fired
+
+
+def test_an_entry_alone_in_its_ledger_fires_on_one_clause_as_before():
+    # no other entry for a part of the context to come closer to: the threshold decides
+    assert cue.decide(evidence("clause", 3, lead=math.inf), Settings()).fired

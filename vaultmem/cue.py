@@ -131,10 +131,14 @@ def _lone_in_part(ev: Evidence, paths: list[str], held: dict, settings: Settings
     often than wrong; in a context of one sentence, about as often right as anywhere
     (docs/evaluation.md, round 7). A second kind of evidence is then needed. Taken as they
     are: a `keywords::` word found, a place the context puts the person at ("In Bishop's
-    on Gloucester Road" for "when I'm at the hardware shop": a presence told), and a
-    context with no vectors to place the evidence."""
+    on Gloucester Road" for "when I'm at the hardware shop": a presence told), a context
+    with no vectors to place the evidence, and an entry alone in its ledger: what fails is
+    a part of a long context that happens to come closest to one of thirty entries; with
+    no other entry to come close to, the threshold alone decides, as for meaning (the
+    prospective evaluation's vaults, one commitment each, lost a third of their cues to
+    the rule without it)."""
     if (settings.lone_evidence != "whole" or len(paths) != 1 or ev.hit is None
-            or ev.keyword or ev.place_words or ev.sentences < 2):
+            or ev.hit.alone or ev.keyword or ev.place_words or ev.sentences < 2):
         return ""
     path, unit = paths[0], ev.hit.unit.kind
     if unit in LONE_UNITS[path]:
