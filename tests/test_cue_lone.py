@@ -105,3 +105,11 @@ def test_a_keyword_the_person_wrote_and_the_old_rule_fire_anywhere():
 def test_an_entry_alone_in_its_ledger_fires_on_one_clause_as_before():
     # no other entry for a part of the context to come closer to: the threshold decides
     assert cue.decide(evidence("clause", 3, lead=math.inf), Settings()).fired
+
+
+def test_a_place_condition_by_meaning_alone_on_one_clause_does_not_fire():
+    # the place exemption is for the place stood in, not for any evidence of its entry
+    refused = cue.decide(evidence("clause", 3, said=frozenset(), score=0.6, lead=0.4,
+                                  condition="I'm at the hardware shop",
+                                  place_words=("hardwar", "shop")), Settings())
+    assert not refused.fired and refused.why.startswith("by meaning")

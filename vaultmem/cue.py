@@ -138,7 +138,8 @@ def _lone_in_part(ev: Evidence, paths: list[str], held: dict, settings: Settings
     prospective evaluation's vaults, one commitment each, lost a third of their cues to
     the rule without it)."""
     if (settings.lone_evidence != "whole" or len(paths) != 1 or ev.hit is None
-            or ev.hit.alone or ev.keyword or ev.place_words or ev.sentences < 2):
+            or ev.hit.alone or ev.keyword or ev.sentences < 2
+            or paths == ["keywords"] and ev.place_words):  # the words held as a place
         return ""
     path, unit = paths[0], ev.hit.unit.kind
     if unit in LONE_UNITS[path]:
