@@ -247,6 +247,7 @@ ENV_VALUES: dict[str, tuple[str, str | None]] = {
     "note_margin": ("0.1", "3"),
     "unnamed_margin": ("0.2", "-3"),
     "note_ratio": ("0.75", "1.5"),
+    "lone_evidence": ("anywhere", "nowhere"),
     "fire_slot": ("3", "0"),
     "ambient_band": ("0.5", "1.5"),
     "ledger_notes": ("Tasks.md,Work/Ledger.md", "Tasks.md,notes.txt"),

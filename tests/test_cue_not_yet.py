@@ -57,7 +57,7 @@ def message(condition: str, context: str, subject: tuple[str, ...]) -> cue.Cue:
     names = trigger.name_stems(condition)
     plain = trigger.content_stems(condition) - names
     denied = plain & told.vetoed - told.stems
-    hit = trigger.SemanticHit(0.4, trigger.Unit(context, "sentence"),
+    hit = trigger.SemanticHit(0.4, trigger.Unit(context, "query"),
                               trigger.View(0, "condition", condition, np.zeros(3)), 0.0)
     return cue.decide(cue.Evidence(
         condition, trigger.word_evidence(condition, told.text, {}), hit,

@@ -92,7 +92,35 @@ def test_a_weak_likeness_of_the_same_kind_is_no_cue(capsys, vault, context):
     assert triggered(capsys, vault, context) == {}
 
 
+def test_weather_told_of_another_place_in_one_clause_of_a_day_is_no_cue(capsys, vault):
+    # before: c-rain by an event alone, the rain clause the part closest to "it rains next"
+    assert triggered(capsys, vault, "Long day at work. The rota is sorted for next month, "
+                     "and my sister says it's pouring in Leeds. Made dal for dinner.") == {}
+    # …nor written a line at a time, as a daily note is
+    assert triggered(capsys, vault, "Long day at work\nThe rota is sorted for next month, "
+                     "and my sister says it's pouring in Leeds\nMade dal for dinner") == {}
+
+
 # -- true cues: still found --------------------------------------------------------------
+
+@pytest.mark.parametrize(("context", "entry"), [
+    ("Long day at work. It's pouring down outside now, water everywhere. Made dal for "
+     "dinner.", "c-rain"),
+    ("Got home at six. Kev Dunn's quote for the roof finally came through, it's higher "
+     "than I hoped. Made dal.", "c-roof"),
+])
+def test_a_cue_in_one_part_of_a_long_context_carries_two_kinds_of_evidence(
+        capsys, vault, context, entry):
+    rows = triggered_rows(due_json(capsys, vault, NOW, context))
+    assert [(r["id"], r["confidence"]) for r in rows] == [(entry, "strong")]
+    assert "+" in rows[0]["half"]
+
+
+def test_a_place_stood_in_within_a_long_context_is_still_its_cue(capsys, vault):
+    # [[Bishop's Ironmongery]] is the hardware shop; the place alone, in one sentence of three
+    assert triggered(capsys, vault, "Long day at work. Popped into Bishop's for some screws. "
+                     "Made dal.") == {"c-hardware": "weak"}
+
 
 def test_a_cue_that_shares_the_conditions_words(capsys, vault):
     assert triggered(capsys, vault, "Email from Kev Dunn: the quote for the roof is "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
 import numpy as np
@@ -212,9 +212,11 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
     told = {False: _Told(context.text, False), True: _Told(context.text, True)}
     vetoes = tuple(c.veto for c in trigger.scoped_clauses(context.text) if c.veto)
     subjects = {k: _subject_names(entries, views, t.named, rare) for k, t in told.items()}
-    return {entry.id: cue.decide(_evidence(
+    sentences = trigger.sentence_count(context.text)
+    return {entry.id: cue.decide(replace(_evidence(
         entry, told[i in ahead], subjects[i in ahead].get(entry.id, set()), hits.get(i),
-        floors.get(i, -1.0), views, weights, vetoes, today, measured, noted.get(i)), settings)
+        floors.get(i, -1.0), views, weights, vetoes, today, measured, noted.get(i)),
+        sentences=sentences), settings)
         for i, entry in enumerate(entries) if entry.condition}
 
 

@@ -73,6 +73,10 @@ class Settings:
     subject_margin: float = 0.15  # meaning: how much closer than to the condition's names
     note_margin: float = 0.05  # an event: how much closer to its notes than to others' notes
     unnamed_margin: float = 0.10  # …when the context names no one: the event told is the cue
+    # One kind of evidence alone (meaning, words, an event) fires only where the whole
+    # context carries it ("whole", see cue.LONE_UNITS), or wherever it is ("anywhere").
+    # Chosen on the thirteen tuning weeks (docs/evaluation.md, round 7).
+    lone_evidence: str = "whole"
     fire_slot: int = 1  # notes of a grounded firing entry rank no lower than this
     # An ambient note is lifted only if its relevance is at least this share of the
     # query's best; below it, it is there from nowhere (rank.py `_from_nowhere`). Chosen
@@ -306,6 +310,7 @@ RULES: dict[str, Rule] = {
     "subject_margin": _between(-2, 2),
     "note_margin": _between(-2, 2),
     "unnamed_margin": _between(-2, 2),
+    "lone_evidence": _one_of("whole", "anywhere"),
     "fire_slot": _between(1, 1000, _whole),
     "ambient_band": _between(0, 1),
     "ledger_notes": Rule(_names, lambda v: all(n.lower().endswith(".md") for n in v),

@@ -497,6 +497,14 @@ class Unit:
 
 
 UNIT_KINDS = {"whole": (), "sentences": ("sentence",), "clauses": ("sentence", "clause")}
+LINES = re.compile(r"\n+")
+
+
+def sentence_count(text: str) -> int:
+    """How many sentences a context has: its parts of two words or more between full
+    stops (as `context_units` splits them) or lines (a diary written a line at a time)."""
+    parts = [p for line in LINES.split(text) for p in SENTENCE_END.split(line)]
+    return max(1, sum(len(p.split()) >= 2 for p in parts))
 
 
 def context_units(text: str, split: str = "clauses") -> list[Unit]:
@@ -782,14 +790,14 @@ class SemanticHit:
         return math.isinf(self.lead)
 
     def why(self, half: str) -> str:
-        said = "" if self.unit.kind == "query" else f" «{_short(self.unit.text)}»"
+        said = "" if self.unit.kind == "query" else f" «{short(self.unit.text)}»"
         lead = ("" if self.view.role != "trigger" else ", no other entry" if self.alone
                 else f", {self.lead:+.2f} over the next entry")
         return (f"{half + ' ' if half else ''}by meaning: the context{said} ~ {self.view.kind} "
-                f"«{_short(self.view.text)}» (cosine {self.score:.2f}{lead})")
+                f"«{short(self.view.text)}» (cosine {self.score:.2f}{lead})")
 
 
-def _short(text: str, limit: int = 60) -> str:
+def short(text: str, limit: int = 60) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
