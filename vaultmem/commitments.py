@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
 import numpy as np
@@ -213,10 +213,10 @@ def cues_for(entries: list[OpenEntry], settings: Settings, context: trigger.Cont
     vetoes = tuple(c.veto for c in trigger.scoped_clauses(context.text) if c.veto)
     subjects = {k: _subject_names(entries, views, t.named, rare) for k, t in told.items()}
     sentences = trigger.sentence_count(context.text)
-    return {entry.id: cue.decide(replace(_evidence(
+    return {entry.id: cue.decide(_evidence(
         entry, told[i in ahead], subjects[i in ahead].get(entry.id, set()), hits.get(i),
-        floors.get(i, -1.0), views, weights, vetoes, today, measured, noted.get(i)),
-        sentences=sentences), settings)
+        floors.get(i, -1.0), views, weights, vetoes, today, measured, noted.get(i),
+        sentences), settings)
         for i, entry in enumerate(entries) if entry.condition}
 
 
@@ -250,8 +250,8 @@ def note_leads(entries: list[OpenEntry], nearest: list[tuple[int, float]]
 
 def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float, views,
               weights: dict[str, float], vetoes: tuple[str, ...], today,
-              measured: bool = True, note: tuple[float, float] | None = None
-              ) -> cue.Evidence:
+              measured: bool = True, note: tuple[float, float] | None = None,
+              sentences: int = 1) -> cue.Evidence:
     """One entry's evidence from what the context tells (`noted`: the names only its
     linked notes carry that the context says)."""
     names = trigger.name_stems(entry.condition)
@@ -271,7 +271,8 @@ def _evidence(entry: OpenEntry, told: _Told, noted: set[str], hit, floor: float,
         tuple(sorted(denied)), tuple(sorted(owned)), _owned_said(told, owned, subject),
         tuple(sorted(noted)),
         tuple(sorted((trigger.content_stems(entry.condition) - names) & told.stems)),
-        tuple(sorted(topic)), told.kinds, tuple(sorted(set(denied) & told.deferred)))
+        tuple(sorted(topic)), told.kinds, tuple(sorted(set(denied) & told.deferred)),
+        sentences)
 
 
 class _Told:
